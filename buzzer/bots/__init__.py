@@ -1,0 +1,1 @@
+"""Bots that play Tossup matches over the player websocket protocol (docs/PROTOCOL.md)."""

@@ -1,0 +1,87 @@
+"""``manage.py runbot``: seat a bot in a match over the player websocket protocol.
+
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.jsonl.gz \
+        [--max-year 2020] [--model-cache model.joblib] [--threshold 0.5]
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
+        [--sentences CATEGORY.csv] [--question-map map.json]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from buzzer.bots.client import Guesser, run_bot
+from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
+from buzzer.bots.tfidf import TfidfGuesser
+
+
+class Command(BaseCommand):
+    help = "Connect a bot (TF-IDF guesser or buzz-log replay) to a match and play until it ends."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--url", required=True, help="server base URL, e.g. ws://127.0.0.1:8000")
+        parser.add_argument("--code", required=True, help="the match's join code")
+        parser.add_argument("--token", required=True, help="the bot seat's token")
+        parser.add_argument("--bot", choices=["tfidf", "replay"], default="tfidf")
+        parser.add_argument("--threshold", type=float, default=0.5, help="buzz at confidence ≥ this (0–1)")
+        parser.add_argument("--min-tokens", type=int, default=0, help="never buzz before this many tokens")
+        parser.add_argument("--train", help="tfidf: qbreader JSONL.gz packets to train on")
+        parser.add_argument(
+            "--max-year", type=int, help="tfidf: train on tossups up to this year (inclusive)"
+        )
+        parser.add_argument(
+            "--model-cache", help="tfidf: load the model from here, or train and save it here"
+        )
+        parser.add_argument("--buzz-file", help="replay: a *.buzz.csv log")
+        parser.add_argument("--sentences", help="replay (exhibition logs): the <category>.csv sentence file")
+        parser.add_argument("--question-map", help="replay: JSON object {DB question id: external id}")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        guesser = self._replay(options) if options["bot"] == "replay" else self._tfidf(options)
+        url = f"{options['url'].rstrip('/')}/ws/match/{quote(options['code'])}/play/?token={quote(options['token'])}"
+        stats = asyncio.run(
+            run_bot(
+                url,
+                guesser,
+                threshold=options["threshold"],
+                min_tokens=options["min_tokens"],
+                log=lambda line: self.stdout.write(line),
+            )
+        )
+        self.stdout.write(self.style.SUCCESS(f"match over: {stats}"))
+
+    def _tfidf(self, options: dict[str, Any]) -> Guesser:
+        cache = Path(options["model_cache"]) if options["model_cache"] else None
+        if cache is not None and cache.exists():
+            self.stdout.write(f"loading model from {cache}")
+            return TfidfGuesser.load(cache)
+        if not options["train"]:
+            raise CommandError("--bot tfidf needs --train PACKETS.jsonl.gz (or an existing --model-cache)")
+        started = time.perf_counter()
+        try:
+            guesser = TfidfGuesser.from_packets(options["train"], max_year=options["max_year"])
+        except (OSError, ValueError) as exc:
+            raise CommandError(f"cannot train on {options['train']}: {exc}") from exc
+        self.stdout.write(
+            f"trained on {len(guesser.answers)} answers in {time.perf_counter() - started:.1f} s"
+        )
+        if cache is not None:
+            guesser.save(cache)
+        return guesser
+
+    def _replay(self, options: dict[str, Any]) -> Guesser:
+        if not options["buzz_file"]:
+            raise CommandError("--bot replay needs --buzz-file")
+        try:
+            buzzes = load_buzz_file(options["buzz_file"], options["sentences"])
+            mapping = load_question_map(options["question_map"]) if options["question_map"] else None
+        except ReplayFileError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"replaying {len(buzzes)} recorded buzzes from {options['buzz_file']}")
+        return ReplayGuesser(buzzes, mapping)

@@ -1,0 +1,188 @@
+"""Per-process room fan-out and the reading driver.
+
+Each server process subscribes ONCE per live match to the match's channel-layer group
+(RedisPubSubChannelLayer) and fans each event out to its local websocket connections,
+serialising the frame once. So a word costs one Redis message per process, not one
+channel-layer hop per recipient (measured: per-consumer group_send saturates a process at
+~1,000 clients × 5 words/s).
+
+The reading driver applies ``Tick`` at the engine's ``next_deadline``. Any process with a
+room for the match may drive it, but only the holder of a Redis lease does, so words are
+revealed once however many processes serve the match; if that process dies, another takes
+over when the lease expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from typing import Any, Protocol
+
+from asgiref.sync import async_to_sync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from django.conf import settings
+
+from competition import game, services
+from competition.models import Match
+
+log = logging.getLogger(__name__)
+
+LEASE_MS = 3000
+PROCESS_ID = uuid.uuid4().hex
+
+
+def group_name(match_id: int) -> str:
+    return f"match.{match_id}"
+
+
+def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | None) -> None:
+    """Send committed events to every process serving the match (called on commit)."""
+    layer = get_channel_layer()
+    message = {"type": "match.events", "events": events, "next_deadline": next_deadline}
+    async_to_sync(layer.group_send)(group_name(match_id), message)
+
+
+services.add_publisher(publish)
+
+
+class Member(Protocol):
+    audiences: frozenset[str]
+
+    async def push(self, seq: int, text: str) -> None: ...
+
+
+class Room:
+    """The local members of one match in this process, one subscription, one driver."""
+
+    rooms: dict[int, Room] = {}
+
+    def __init__(self, match_id: int):
+        self.match_id = match_id
+        self.members: set[Member] = set()
+        self._ready = asyncio.Event()
+        self._listener = asyncio.create_task(self._listen())
+        self.driver = Driver(match_id)
+
+    @classmethod
+    async def join(cls, match_id: int, member: Member) -> Room:
+        room = cls.rooms.get(match_id)
+        if room is None:
+            room = cls.rooms[match_id] = Room(match_id)
+        room.members.add(member)
+        await room._ready.wait()
+        return room
+
+    async def leave(self, member: Member) -> None:
+        self.members.discard(member)
+        if not self.members and Room.rooms.get(self.match_id) is self:
+            del Room.rooms[self.match_id]
+            self._listener.cancel()
+            await self.driver.stop()
+
+    async def _listen(self) -> None:
+        layer = get_channel_layer()
+        channel = await layer.new_channel()
+        await layer.group_add(group_name(self.match_id), channel)
+        self._ready.set()
+        self.driver.start()
+        try:
+            while True:
+                message = await layer.receive(channel)
+                await self._dispatch(message)
+        finally:
+            with contextlib.suppress(Exception):
+                await layer.group_discard(group_name(self.match_id), channel)
+
+    async def _dispatch(self, message: dict[str, Any]) -> None:
+        for ev in message["events"]:
+            text = json.dumps({"type": "event", "seq": ev["seq"], "event": ev["event"], "data": ev["data"]})
+            for member in list(self.members):
+                if ev["audience"] in member.audiences:
+                    await member.push(ev["seq"], text)
+        self.driver.wake(message.get("next_deadline"))
+
+
+class Driver:
+    """Applies ``Tick`` when the match's next deadline passes, while holding the lease."""
+
+    def __init__(self, match_id: int):
+        self.match_id = match_id
+        self.deadline: float | None = None
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+        self._redis: Any = None
+        self._key = f"tossup:driver:{match_id}"
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        if self._task:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+        if self._redis is not None:
+            with contextlib.suppress(Exception):
+                if await self._redis.get(self._key) == PROCESS_ID.encode():
+                    await self._redis.delete(self._key)
+                await self._redis.aclose()
+
+    def wake(self, deadline: float | None) -> None:
+        self.deadline = deadline
+        self._wake.set()
+
+    async def _hold_lease(self) -> bool:
+        if self._redis is None:
+            import redis.asyncio as aioredis
+
+            self._redis = aioredis.from_url(settings.REDIS_URL)
+        if await self._redis.set(self._key, PROCESS_ID, px=LEASE_MS, nx=True):
+            return True
+        if await self._redis.get(self._key) == PROCESS_ID.encode():
+            await self._redis.pexpire(self._key, LEASE_MS)
+            return True
+        return False
+
+    async def _run(self) -> None:
+        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+        renew_at = 0.0
+        holding = False
+        while True:
+            now = time.time()
+            if now >= renew_at:
+                try:
+                    holding = await self._hold_lease()
+                except Exception:  # Redis hiccup: try again shortly, never crash the room
+                    log.exception("driver lease for match %s", self.match_id)
+                    holding = False
+                renew_at = now + LEASE_MS / 3000
+                if holding and self.deadline is None:
+                    # Another process may have driven until now: re-read the deadline.
+                    self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+            wait = renew_at - now
+            if holding and self.deadline is not None:
+                wait = min(wait, self.deadline - now)
+            if wait > 0:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                continue
+            if holding and self.deadline is not None and time.time() >= self.deadline:
+                try:
+                    applied = await database_sync_to_async(services.apply_command)(
+                        match_id=self.match_id, command=game.Tick(), actor="driver"
+                    )
+                    self.deadline = applied.next_deadline
+                except Exception:
+                    log.exception("tick failed for match %s", self.match_id)
+                    await asyncio.sleep(0.5)
+
+
+def _load_deadline(match_id: int) -> float | None:
+    state = Match.objects.values_list("state", flat=True).get(pk=match_id)
+    return game.MatchState.from_dict(state).next_deadline

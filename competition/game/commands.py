@@ -1,0 +1,152 @@
+"""Commands the engine accepts, the events it emits and the refusal exception."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+VERDICTS = ("accept", "prompt", "reject", "needs_moderator")
+OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
+
+
+class RuleViolation(Exception):
+    """A command the rules refuse; nothing changed. ``reason`` is a short machine code
+    (e.g. "not_live", "locked_out", "team_already_buzzed", "wrong_question")."""
+
+    def __init__(self, reason: str, message: str = "") -> None:
+        super().__init__(message or reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Event:
+    """One log entry: ``type`` and ``data`` as in docs/PROTOCOL.md; ``audience`` is "all",
+    "moderator" or "player:<id>"."""
+
+    type: str
+    data: dict[str, Any] = field(default_factory=dict)
+    audience: str = "all"
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"type", "data", "audience"}``."""
+        return {"type": self.type, "data": self.data, "audience": self.audience}
+
+
+@dataclass(frozen=True)
+class Start:
+    """Moderator: leave the lobby and start tossup 0."""
+
+
+@dataclass(frozen=True)
+class Tick:
+    """Driver: apply every deadline due at ``now`` (see ``MatchState.next_deadline``)."""
+
+
+@dataclass(frozen=True)
+class Buzz:
+    """A player's buzz. ``token_index``: last 0-based token the client had shown (clamped to
+    the revealed range); ``corrected_press_at``: press time on the server clock, corrected for
+    the measured clock offset (used to break token-index ties)."""
+
+    player_id: int
+    question_id: int
+    token_index: int
+    client_time: float | None = None
+    corrected_press_at: float | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The buzzer's answer (also the reply to a prompt). ``verdict`` (accept|prompt|reject|
+    needs_moderator) is the caller's judge suggestion; ``directed_prompt`` its prompt text."""
+
+    player_id: int
+    question_id: int
+    text: str
+    verdict: str
+    reason: str = ""
+    directed_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class BonusAnswer:
+    """An answer to bonus part ``part`` (0-based) by a player of the controlling team."""
+
+    player_id: int
+    bonus_id: int
+    part: int
+    text: str
+    verdict: str
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Moderator's ruling on the pending tossup buzz or bonus part: accept|reject|no_penalty|prompt."""
+
+    outcome: str
+    directed_prompt: str | None = None
+
+
+@dataclass(frozen=True)
+class Pause:
+    """Stop the clock (all deadlines shift by the paused duration on Resume)."""
+
+
+@dataclass(frozen=True)
+class Resume:
+    """Restart the clock after Pause."""
+
+
+@dataclass(frozen=True)
+class SetSpeed:
+    """Change the reading speed (words per minute), keeping the reading position."""
+
+    wpm: float
+
+
+@dataclass(frozen=True)
+class Skip:
+    """End the current tossup as "skipped" (no points for the pending buzz), or the current bonus."""
+
+
+@dataclass(frozen=True)
+class Undo:
+    """Reverse the last ruling that is not already undone (its points; see engine docs)."""
+
+
+@dataclass(frozen=True)
+class Adjust:
+    """Add ``points`` (may be negative) to a team's score, with a reason (protests, corrections)."""
+
+    team_id: int
+    points: int
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Next:
+    """Moderator: start the next tossup now (between questions)."""
+
+
+@dataclass(frozen=True)
+class End:
+    """End the match immediately."""
+
+
+Command = (
+    Start
+    | Tick
+    | Buzz
+    | Answer
+    | BonusAnswer
+    | Rule
+    | Pause
+    | Resume
+    | SetSpeed
+    | Skip
+    | Undo
+    | Adjust
+    | Next
+    | End
+)

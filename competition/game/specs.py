@@ -1,0 +1,132 @@
+"""Immutable inputs of a match: questions, teams, players and the match configuration."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from scoring.rules import Preset, load_preset
+
+Kind = Literal["human", "bot"]
+KINDS = ("human", "bot")
+POWER_MARK = "(*)"
+SUPERPOWER_MARK = "(+)"
+
+
+@dataclass(frozen=True)
+class TossupSpec:
+    """One tossup as read: ``tokens`` are the display words (marks removed); ``power_index`` /
+    ``superpower_index`` = number of words before the ``(*)`` / ``(+)`` mark (None = unmarked),
+    so a buzz with 0-based ``token_index < power_index`` is a power."""
+
+    question_id: int
+    tokens: list[str]
+    power_index: int | None
+    superpower_index: int | None
+    answer_line: str
+    category: str = ""
+
+
+def tokenize_tossup(question_id: int, question_text: str, answer_line: str, category: str = "") -> TossupSpec:
+    """Split ``question_text`` on whitespace and strip the ``(*)``/``(+)`` marks, recording their
+    positions (also when glued to a word: ``word(*)`` counts the word as before the mark,
+    ``(*)word`` as after it). The first occurrence of each mark wins (QUIZBOWL.md "Positions")."""
+    tokens: list[str] = []
+    marks: dict[str, int] = {}
+    for raw in question_text.split():
+        word = raw
+        for mark in (POWER_MARK, SUPERPOWER_MARK):
+            if mark not in word:
+                continue
+            before, _, after = word.partition(mark)
+            # A mark glued to the end of a word follows that word; otherwise it precedes the rest.
+            marks.setdefault(mark, len(tokens) + (1 if before and not after else 0))
+            word = (before + after).replace(mark, "")
+        if word:
+            tokens.append(word)
+    return TossupSpec(
+        question_id=question_id,
+        tokens=tokens,
+        power_index=marks.get(POWER_MARK),
+        superpower_index=marks.get(SUPERPOWER_MARK),
+        answer_line=answer_line,
+        category=category,
+    )
+
+
+@dataclass(frozen=True)
+class BonusPartSpec:
+    """One bonus part: the text read, its answer line and its point value."""
+
+    text: str
+    answer_line: str
+    value: int = 10
+
+
+@dataclass(frozen=True)
+class BonusSpec:
+    """A bonus: the lead-in and its parts (played in order, at most ``preset.bonus_parts``)."""
+
+    bonus_id: int
+    leadin: str
+    parts: list[BonusPartSpec]
+
+
+@dataclass(frozen=True)
+class TeamSpec:
+    """A team; ``kind`` is "human" or "bot"."""
+
+    team_id: int
+    name: str
+    kind: Kind
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A seat; bots carry a ``weight_class`` (light|mid|heavy) used for deflation and tie-breaks."""
+
+    player_id: int
+    team_id: int
+    name: str
+    kind: Kind
+    weight_class: str = ""
+
+
+@dataclass
+class MatchConfig:
+    """Match settings. Times in seconds, speed in words per minute.
+
+    ``collection_window``: buzzes arriving within it after the first valid one compete on
+    token index (0 = first arrival wins). ``bot_delay``: a bot's reaction delay after a word's
+    reveal (the preset's ``bot_delay`` overrides it when set). ``auto_rule``: apply the judge's
+    verdict passed with an Answer at once instead of waiting for the moderator's Rule.
+    ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
+    """
+
+    preset: Preset = field(default_factory=lambda: load_preset("naqt"))
+    wpm: float = 200
+    answer_window: float = 8.0
+    dead_time: float = 5.0
+    prompt_window: float = 8.0
+    bonus_part_window: float = 10.0
+    between_questions: float = 2.0
+    collection_window: float = 0.150
+    bot_delay: float = 0.300
+    auto_rule: bool = False
+    auto_advance: bool = True
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.wpm) and self.wpm > 0):
+            raise ValueError(f"wpm must be a positive number, got {self.wpm!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict; ``preset`` is embedded as a snapshot dict."""
+        return {**asdict(self), "preset": self.preset.to_dict()}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MatchConfig:
+        """Inverse of :meth:`to_dict`; ``preset`` may also be a preset name."""
+        preset = d.get("preset", "naqt")
+        preset = load_preset(preset) if isinstance(preset, str) else Preset.from_dict(preset)
+        return cls(**{**d, "preset": preset})

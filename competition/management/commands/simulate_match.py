@@ -1,0 +1,280 @@
+"""Play a whole match headlessly on real questions: real ASGI server (Redis channel layer),
+real Celery worker, simulated humans and the bot as real websocket clients; then wait for
+the IRT fit and write a JSON report. See README "Simulated match"."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+
+from buzzer.bots.answers import main_answer
+from buzzer.simulation import SimPlayer, moderate
+from competition import services
+from competition.importers import import_file
+from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
+from config import launcher
+from irt.models import Fit
+
+
+def _packet_order(packet: Packet) -> tuple[int, str]:
+    return (int(packet.name), "") if packet.name.isdigit() else (10**6, packet.name)
+
+
+class Command(BaseCommand):
+    help = "Simulate a live match end to end and write a report (scoreboard, buzzes, leaderboard, ADVSCORE)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--packets", help="question file (qbreader JSONL[.gz], QANTA JSON, demo JSON)")
+        parser.add_argument("--set", dest="set_name", help="the question set to play (qbreader 'set' value)")
+        parser.add_argument("--demo", action="store_true", help="play the bundled demo packet")
+        parser.add_argument("--tossups", type=int, default=20)
+        parser.add_argument("--teams", type=int, default=2)
+        parser.add_argument("--players-per-team", type=int, default=4)
+        parser.add_argument("--bot", choices=["tfidf", "none"], default="tfidf")
+        parser.add_argument("--bot-train", help="packet file the TF-IDF bot trains on")
+        parser.add_argument("--bot-train-max-year", type=int)
+        parser.add_argument("--bot-threshold", type=float, default=None)
+        parser.add_argument("--preset", default="naqt")
+        parser.add_argument("--wpm", type=float, default=1500.0, help="reading speed (fast: nobody waits)")
+        parser.add_argument("--bot-delay-ms", type=float, default=None)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--report", default="report.json")
+        parser.add_argument("--server", help="use this running server (http://host:port) instead of starting one")
+        parser.add_argument("--timeout", type=float, default=1800.0)
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        started = time.time()
+        call_command("migrate", verbosity=0)
+        tossups, bonuses = self._questions(opts)
+        guesser = self._guesser(opts)
+        config: dict[str, Any] = {
+            "wpm": opts["wpm"],
+            "auto_rule": True,
+            "auto_advance": True,
+            "between_questions": 0.3,
+            "dead_time": 1.0,
+            "answer_window": 5.0,
+            "prompt_window": 5.0,
+            "bonus_part_window": 5.0,
+        }
+        if opts["bot_delay_ms"] is not None:
+            config["bot_delay"] = opts["bot_delay_ms"] / 1000.0
+        team_names = [f"Team {i + 1}" for i in range(opts["teams"])]
+        bots = [{"name": "tfidf", "weight_class": "light"}] if guesser is not None else []
+        try:
+            match = services.create_match(
+                name=f"simulation seed {opts['seed']}",
+                tossup_ids=[t.id for t in tossups],
+                bonus_ids=[b.id for b in bonuses],
+                preset=opts["preset"],
+                teams=team_names,
+                bots=bots,
+                config=config,
+            )
+        except services.ServiceError as exc:
+            raise CommandError(exc.message) from exc
+        rng = random.Random(opts["seed"])
+        sims: list[SimPlayer] = []
+        answers = {t.id: main_answer(t.answer_line) for t in tossups}
+        bonus_answers = {
+            (b.id, k): main_answer(part["answer_line"]) for b in bonuses for k, part in enumerate(b.parts)
+        }
+        roster = []
+        for t, team in enumerate(team_names):
+            skills = [rng.gauss(0.0, 1.0) for _ in range(opts["players_per_team"])]
+            for p, skill in enumerate(skills):
+                player = services.join_match(code=match.join_code, name=f"m{match.id}-t{t + 1}p{p + 1}", team=team)
+                roster.append((player, skill, max(skills), p == 0))
+        procs: list[Any] = []
+        try:
+            base = opts["server"] or self._start_stack(procs)
+            ws = base.replace("http://", "ws://").replace("https://", "wss://").rstrip("/")
+            for player, skill, team_skill, captain in roster:
+                sims.append(
+                    SimPlayer(
+                        url=f"{ws}/ws/match/{match.join_code}/play/?token={player.token}",
+                        name=player.name,
+                        true_skill=skill,
+                        seed=opts["seed"],
+                        answers=answers,
+                        bonus_answers=bonus_answers,
+                        team_skill=team_skill,
+                        captain=captain,
+                    )
+                )
+            bot_url = None
+            if guesser is not None:
+                bot_player = match.players.get(kind="bot")
+                bot_url = f"{ws}/ws/match/{match.join_code}/play/?token={bot_player.token}"
+            mod_url = f"{ws}/ws/match/{match.join_code}/moderate/?token={match.moderator_token}"
+            events = asyncio.run(self._play(sims, guesser, bot_url, mod_url, opts))
+            fit = self._wait_for_fit(match, opts["timeout"])
+        finally:
+            launcher.stop(*procs)
+        report = self._report(match, sims, events, fit, time.time() - started)
+        Path(opts["report"]).write_text(json.dumps(report, indent=2))
+        self.stdout.write(
+            f"match {match.join_code}: {len(report['buzzes'])} buzzes, scoreboard {report['scoreboard']}, "
+            f"duration {report['duration_s']:.1f}s, human skill Spearman {report['human_skill_spearman']}"
+        )
+        self.stdout.write(f"report written to {opts['report']}")
+
+    # --- setup -----------------------------------------------------------------------------
+
+    def _questions(self, opts: dict[str, Any]) -> tuple[list[Tossup], list[Bonus]]:
+        if opts["demo"] or not opts["packets"]:
+            path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
+            counts = import_file(path, fmt="demo")
+        else:
+            if not opts["set_name"]:
+                raise CommandError("--set is required with --packets")
+            path = Path(opts["packets"])
+            if not path.exists():
+                raise CommandError(f"{path}: no such file")
+            counts = import_file(path, sets=[opts["set_name"]])
+        set_name = opts["set_name"] if opts["packets"] and not opts["demo"] else next(iter(counts["sets"]))
+        qset = QuestionSet.objects.filter(name=set_name).first()
+        if qset is None:
+            raise CommandError(f"no question set named {set_name!r} in {path}")
+        packets = sorted(qset.packets.all(), key=_packet_order)
+        tossups = [t for p in packets for t in p.tossups.order_by("number")][: opts["tossups"]]
+        bonuses = [b for p in packets for b in p.bonuses.order_by("number")][: opts["tossups"]]
+        if not tossups:
+            raise CommandError(f"set {set_name!r} has no tossups")
+        return tossups, bonuses
+
+    def _guesser(self, opts: dict[str, Any]):
+        if opts["bot"] == "none":
+            return None
+        from buzzer.bots.tfidf import TfidfGuesser
+
+        train = opts["bot_train"] or opts["packets"]
+        if not train:
+            path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
+            raise CommandError(f"--bot-train is required (e.g. a qbreader packet file; not {path})")
+        self.stdout.write(f"training the TF-IDF bot on {train} (max year {opts['bot_train_max_year']})…")
+        return TfidfGuesser.cached_from_packets(train, max_year=opts["bot_train_max_year"])
+
+    def _start_stack(self, procs: list[Any]) -> str:
+        """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB."""
+        redis_url, redis_proc = launcher.ensure_redis()
+        procs.append(redis_proc)
+        env = launcher.child_env(REDIS_URL=redis_url)
+        logs = Path(settings.BASE_DIR) / "run"
+        logs.mkdir(exist_ok=True)
+        procs.append(launcher.start_worker(env, log=logs / "worker.log"))
+        port = launcher.free_port()
+        procs.append(launcher.start_server(port, env, log=logs / "server.log"))
+        return f"http://127.0.0.1:{port}"
+
+    async def _play(self, sims, guesser, bot_url, mod_url, opts) -> list[dict[str, Any]]:
+        tasks = [asyncio.create_task(s.run()) for s in sims]
+        if guesser is not None:
+            from buzzer.bots.client import run_bot
+
+            kwargs = {} if opts["bot_threshold"] is None else {"threshold": opts["bot_threshold"]}
+            tasks.append(asyncio.create_task(run_bot(bot_url, guesser, **kwargs)))
+        await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
+        try:
+            events = await moderate(mod_url, timeout=opts["timeout"])
+            await asyncio.wait_for(asyncio.gather(*tasks), timeout=30)
+        finally:
+            for t in tasks:
+                t.cancel()
+        return events
+
+    def _wait_for_fit(self, match: Match, timeout: float) -> Fit:
+        end = time.time() + timeout
+        while time.time() < end:
+            fit = Fit.objects.filter(dataset=f"match:{match.id}").order_by("-created_at").first()
+            if fit is not None and fit.status == Fit.Status.DONE:
+                return fit
+            if fit is not None and fit.status == Fit.Status.FAILED:
+                raise CommandError(f"IRT fit failed: {fit.error}")
+            time.sleep(0.5)
+        raise CommandError(f"no IRT fit for match {match.id} after {timeout:.0f}s (is the Celery worker running?)")
+
+    # --- report ----------------------------------------------------------------------------
+
+    def _report(self, match: Match, sims, events, fit: Fit, duration: float) -> dict[str, Any]:
+        match.refresh_from_db()
+        teams = {t.id: t.name for t in match.teams.all()}
+        scores = match.state["scores"] if "scores" in match.state else {}
+        scoreboard = {teams[int(k)]: v for k, v in scores.items()}
+        bonus_points = {name: 0 for name in teams.values()}
+        for r in BonusPartResult.objects.filter(match=match).exclude(ruling="undone"):
+            bonus_points[teams[r.team_id]] += r.points
+        buzzes = [
+            {
+                "question_id": b.tossup_id,
+                "subject": b.player.name,
+                "kind": b.kind,
+                "team": teams[b.team_id],
+                "token_index": b.token_index,
+                "token_count": b.token_count,
+                "guess": b.guess,
+                "verdict": b.verdict,
+                "ruling": b.ruling,
+                "points": b.points,
+                "revealed_at": b.revealed_at,
+                "received_at": b.received_at,
+                "accepted_at": b.accepted_at,
+                "ruled_at": b.ruled_at,
+                "client_pressed_at": b.client_pressed_at,
+                "corrected_press_at": b.corrected_press_at,
+            }
+            for b in Buzz.objects.filter(match=match).select_related("player").order_by("seq")
+        ]
+        true_skill = {f"human:{s.name}": s.true_skill for s in sims}
+        leaderboard = []
+        for s in fit.skills.all():
+            row = {"subject": s.subject.split(":", 1)[1], "kind": s.kind, "skill": s.skill, "skill_se": s.skill_se}
+            if s.subject in true_skill:
+                row["true_skill"] = true_skill[s.subject]
+            leaderboard.append(row)
+        humans = [r for r in leaderboard if "true_skill" in r]
+        questions = [
+            {
+                "question_id": i.tossup_id,
+                "difficulty": i.difficulty,
+                "discriminability": i.discriminability,
+                "mu": i.mu,
+                "delta": i.delta,
+                "kappa": i.kappa,
+                "advscore": i.advscore,
+            }
+            for i in fit.items.all()
+        ]
+        races = [e["data"] for e in events if e["event"] == "race"]
+        return {
+            "match": {"id": match.id, "join_code": match.join_code, "preset": match.preset},
+            "duration_s": duration,
+            "scoreboard": scoreboard,
+            "bonus_points": bonus_points,
+            "adjustments": {},
+            "buzzes": buzzes,
+            "races": races,
+            "leaderboard": leaderboard,
+            "human_skill_spearman": _spearman([r["skill"] for r in humans], [r["true_skill"] for r in humans]),
+            "questions": questions,
+            "advscore": fit.summary,
+            "fit": {"id": fit.id, "duration_s": fit.duration_s, "n_responses": fit.n_responses},
+            "python": sys.version.split()[0],
+        }
+
+
+def _spearman(a: list[float], b: list[float]) -> float | None:
+    if len(a) < 3:
+        return None
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(a, b).statistic)

@@ -1,0 +1,225 @@
+"""Questions, matches, players and the durable match record (event log and buzz log).
+
+Shapes and names follow QUIZBOWL.md: a *tossup* is read word by word, a *token index*
+is 0-based, a *buzz* row is written before the buzz is acknowledged.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.db import models
+
+
+def new_join_code() -> str:
+    """Six characters, no look-alikes (0/O, 1/I), easy to type on a tablet."""
+    alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+    return "".join(secrets.choice(alphabet) for _ in range(6))
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+class QuestionSet(models.Model):
+    """A tournament set, e.g. ``2021-PACE`` (qbreader's ``set`` field)."""
+
+    name = models.CharField(max_length=200, unique=True)
+    year = models.IntegerField(null=True, blank=True)
+    source = models.CharField(max_length=50, help_text="qbreader | qanta | demo | expo")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Packet(models.Model):
+    question_set = models.ForeignKey(QuestionSet, on_delete=models.CASCADE, related_name="packets")
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        unique_together = [("question_set", "name")]
+
+    def __str__(self) -> str:
+        return f"{self.question_set.name} / {self.name}"
+
+
+class Tossup(models.Model):
+    """One tossup. ``question`` keeps the power marks ``(*)``/``(+)`` inline;
+    ``answer_line`` keeps its HTML (``<b><u>`` = required) and bracketed directives."""
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="tossups")
+    number = models.IntegerField()
+    question = models.TextField()
+    answer_line = models.TextField()
+    category = models.CharField(max_length=100, blank=True)
+    subcategory = models.CharField(max_length=100, blank=True)
+    writer = models.CharField(max_length=200, blank=True)
+    external_id = models.CharField(max_length=200, blank=True, db_index=True)
+
+    class Meta:
+        unique_together = [("packet", "number")]
+        ordering = ["packet_id", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.packet} #{self.number}"
+
+
+class Bonus(models.Model):
+    """A bonus: ``parts`` is a list of ``{"text", "answer_line", "value"}``."""
+
+    packet = models.ForeignKey(Packet, on_delete=models.CASCADE, related_name="bonuses")
+    number = models.IntegerField()
+    leadin = models.TextField(blank=True)
+    parts = models.JSONField()
+    category = models.CharField(max_length=100, blank=True)
+    subcategory = models.CharField(max_length=100, blank=True)
+    writer = models.CharField(max_length=200, blank=True)
+    external_id = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        unique_together = [("packet", "number")]
+        ordering = ["packet_id", "number"]
+
+
+class Match(models.Model):
+    """A live game. ``state`` is the pure engine's snapshot (JSON); ``seq`` is the
+    sequence number of the last event appended for this match."""
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby"
+        RUNNING = "running"
+        ENDED = "ended"
+
+    name = models.CharField(max_length=200)
+    join_code = models.CharField(max_length=12, unique=True, default=new_join_code)
+    moderator_token = models.CharField(max_length=64, default=new_token)
+    preset = models.CharField(max_length=50)
+    config = models.JSONField(default=dict, help_text="engine config incl. the preset snapshot")
+    tossup_ids = models.JSONField(default=list)
+    bonus_ids = models.JSONField(default=list)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
+    state = models.JSONField(default=dict)
+    seq = models.BigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.join_code})"
+
+
+class Team(models.Model):
+    class Kind(models.TextChoices):
+        HUMAN = "human"
+        BOT = "bot"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.HUMAN)
+
+    class Meta:
+        unique_together = [("match", "name")]
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Player(models.Model):
+    """A seat in a match: a human on a tablet or a bot over the same protocol.
+    ``token`` identifies the seat on reconnect (humans) or authenticates the bot."""
+
+    class Kind(models.TextChoices):
+        HUMAN = "human"
+        BOT = "bot"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="players")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.HUMAN)
+    token = models.CharField(max_length=64, unique=True, default=new_token)
+    weight_class = models.CharField(max_length=10, blank=True, help_text="bots: light | mid | heavy")
+
+    class Meta:
+        unique_together = [("match", "name")]
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class MatchEvent(models.Model):
+    """The append-only event log. ``audience`` is ``all``, ``moderator``,
+    ``player:<id>`` or ``team:<id>``; a client's replay is filtered by it."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    seq = models.BigIntegerField()
+    type = models.CharField(max_length=50)
+    payload = models.JSONField(default=dict)
+    audience = models.CharField(max_length=30, default="all")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        unique_together = [("match", "seq")]
+        ordering = ["match_id", "seq"]
+
+
+class Buzz(models.Model):
+    """One buzz, written in the same transaction that accepts it (before the ack).
+
+    ``token_index`` is the 0-based index of the last token the buzzer had been shown;
+    times are seconds since the epoch (server clock unless named ``client_``)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="buzzes")
+    tossup = models.ForeignKey(Tossup, on_delete=models.PROTECT, related_name="buzzes")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="buzzes")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="buzzes")
+    kind = models.CharField(max_length=10)
+    token_index = models.IntegerField()
+    token_count = models.IntegerField()
+    guess = models.TextField(blank=True)
+    verdict = models.CharField(max_length=20, blank=True)
+    verdict_reason = models.CharField(max_length=200, blank=True)
+    ruling = models.CharField(max_length=20, blank=True)
+    points = models.IntegerField(default=0)
+    revealed_at = models.FloatField(null=True)
+    received_at = models.FloatField()
+    accepted_at = models.FloatField(null=True)
+    ruled_at = models.FloatField(null=True)
+    client_pressed_at = models.FloatField(null=True)
+    corrected_press_at = models.FloatField(null=True)
+    eligible = models.JSONField(default=list, help_text="player ids still eligible at the buzz")
+    race = models.JSONField(default=dict, help_text="arbitration record: candidates and winner")
+    seq = models.BigIntegerField(help_text="seq of the event that accepted the buzz")
+
+    class Meta:
+        ordering = ["match_id", "seq"]
+
+
+class BonusPartResult(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="bonus_results")
+    bonus = models.ForeignKey(Bonus, on_delete=models.PROTECT)
+    team = models.ForeignKey(Team, on_delete=models.CASCADE)
+    part = models.IntegerField()
+    guess = models.TextField(blank=True)
+    verdict = models.CharField(max_length=20, blank=True)
+    ruling = models.CharField(max_length=20, blank=True)
+    points = models.IntegerField(default=0)
+    seq = models.BigIntegerField()
+
+
+class Flag(models.Model):
+    """An expert flag on an ill-posed question (ADVSCORE.md §6)."""
+
+    class Problem(models.TextChoices):
+        FACTUALITY = "lacks_factuality", "lacks factuality"
+        SPECIFICITY = "lacks_specificity", "lacks specificity / false presupposition"
+        SUBJECTIVITY = "subjectivity", "subjectivity"
+        AMBIGUITY = "ambiguity", "ambiguity / multiple acceptable answers"
+
+    tossup = models.ForeignKey(Tossup, on_delete=models.CASCADE, related_name="flags")
+    match = models.ForeignKey(Match, on_delete=models.SET_NULL, null=True, blank=True)
+    reporter = models.CharField(max_length=100)
+    role = models.CharField(max_length=20, help_text="player | moderator | editor")
+    problem = models.CharField(max_length=30, choices=Problem.choices)
+    comment = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)

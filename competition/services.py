@@ -1,0 +1,366 @@
+"""The one door that changes a match: lock the row, apply a command to the pure engine,
+append the events (sequence-numbered), update the buzz log, broadcast on commit.
+
+Every writer (websocket consumers, the reading driver, management commands, tests) goes
+through :func:`apply_command`. Public functions are keyword-only and raise
+:class:`ServiceError` (or the engine's ``RuleViolation``) without changing anything.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from competition import game
+from competition.models import Bonus, BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team, Tossup
+from scoring.judge import judge
+from scoring.rules import load_preset
+
+# Called after commit with (match_id, [event dicts], next_deadline); the realtime layer sets it.
+_publishers: list[Callable[[int, list[dict[str, Any]], float | None], None]] = []
+
+
+class ServiceError(Exception):
+    """A request the service refuses (unknown code, bad team, …); ``code`` is machine-readable."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Applied:
+    """What :func:`apply_command` did: the stored events (as broadcast) and the new head seq."""
+
+    events: list[dict[str, Any]]
+    seq: int
+    next_deadline: float | None
+
+
+def add_publisher(fn: Callable[[int, list[dict[str, Any]], float | None], None]) -> None:
+    if fn not in _publishers:
+        _publishers.append(fn)
+
+
+def tossup_spec(tossup: Tossup) -> game.TossupSpec:
+    return game.tokenize_tossup(tossup.id, tossup.question, tossup.answer_line, tossup.category)
+
+
+def bonus_spec(bonus: Bonus) -> game.BonusSpec:
+    parts = [game.BonusPartSpec(p["text"], p["answer_line"], p.get("value", 10)) for p in bonus.parts]
+    return game.BonusSpec(bonus.id, bonus.leadin, parts)
+
+
+def create_match(
+    *,
+    name: str,
+    tossup_ids: list[int],
+    bonus_ids: list[int] | None = None,
+    preset: str = "naqt",
+    teams: list[str],
+    bots: list[dict[str, str]] | None = None,
+    config: dict[str, Any] | None = None,
+) -> Match:
+    """Create a match in the lobby with human ``teams`` (names) and ``bots``
+    (``[{"name", "weight_class"}]``, each on a team of its own). ``config`` overrides
+    :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
+
+    Raises ServiceError for unknown presets, no tossups, duplicate team names."""
+    try:
+        preset_obj = load_preset(preset)
+    except ValueError as exc:
+        raise ServiceError("unknown_preset", str(exc)) from exc
+    if not tossup_ids:
+        raise ServiceError("invalid", "a match needs at least one tossup")
+    names = [t.strip() for t in teams if t.strip()]
+    bots = bots or []
+    all_team_names = names + [b["name"] for b in bots]
+    if len(set(all_team_names)) != len(all_team_names):
+        raise ServiceError("invalid", "team and bot names must be unique")
+    tossups = {t.id: t for t in Tossup.objects.filter(id__in=tossup_ids)}
+    missing = [i for i in tossup_ids if i not in tossups]
+    if missing:
+        raise ServiceError("invalid", f"unknown tossup ids: {missing[:5]}")
+    bonus_ids = list(bonus_ids or [])
+    bonuses = {b.id: b for b in Bonus.objects.filter(id__in=bonus_ids)}
+    cfg = game.MatchConfig(preset=preset_obj, **(config or {}))
+    with transaction.atomic():
+        match = Match.objects.create(
+            name=name, preset=preset, config=cfg.to_dict(), tossup_ids=tossup_ids, bonus_ids=bonus_ids
+        )
+        for team_name in names:
+            Team.objects.create(match=match, name=team_name, kind=Team.Kind.HUMAN)
+        for bot in bots:
+            team = Team.objects.create(match=match, name=bot["name"], kind=Team.Kind.BOT)
+            Player.objects.create(
+                match=match,
+                team=team,
+                name=bot["name"],
+                kind=Player.Kind.BOT,
+                weight_class=bot.get("weight_class", ""),
+            )
+        _rebuild_lobby_state(match)
+    return match
+
+
+def _rebuild_lobby_state(match: Match) -> None:
+    """The lobby state is rebuilt from the rows whenever a seat is added (before Start)."""
+    cfg = game.MatchConfig.from_dict(match.config)
+    teams = [game.TeamSpec(t.id, t.name, t.kind) for t in match.teams.all()]
+    players = [game.PlayerSpec(p.id, p.team_id, p.name, p.kind, p.weight_class) for p in match.players.all()]
+    tossups = {t.id: t for t in Tossup.objects.filter(id__in=match.tossup_ids)}
+    bonuses = {b.id: b for b in Bonus.objects.filter(id__in=match.bonus_ids)}
+    state = game.new_match(
+        cfg,
+        teams,
+        players,
+        [tossup_spec(tossups[i]) for i in match.tossup_ids],
+        [bonus_spec(bonuses[i]) for i in match.bonus_ids if i in bonuses],
+    )
+    match.state = state.to_dict()
+    match.save(update_fields=["state"])
+
+
+def join_match(*, code: str, name: str, team: str) -> Player:
+    """Seat a human player (or give back the seat of the same name: rejoin after a lost
+    tablet). New players join only in the lobby; ``team`` must be a human team's name.
+
+    Raises ServiceError: ``not_found`` (code), ``invalid`` (empty name, unknown team),
+    ``closed`` (match started and no seat of that name)."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise ServiceError("invalid", "name must be 1–100 characters")
+    with transaction.atomic():
+        try:
+            match = Match.objects.select_for_update().get(join_code=code.strip().upper())
+        except Match.DoesNotExist as exc:
+            raise ServiceError("not_found", "no match with that join code") from exc
+        existing = match.players.filter(name=name, kind=Player.Kind.HUMAN).first()
+        if existing is not None:
+            return existing
+        if match.status != Match.Status.LOBBY:
+            raise ServiceError("closed", "the match has started; only existing players can rejoin")
+        team_obj = match.teams.filter(name=team.strip(), kind=Team.Kind.HUMAN).first()
+        if team_obj is None:
+            raise ServiceError("invalid", f"no human team named {team!r}")
+        if match.players.filter(name=name).exists():
+            raise ServiceError("invalid", "that name is taken")
+        player = Player.objects.create(match=match, team=team_obj, name=name, kind=Player.Kind.HUMAN)
+        _rebuild_lobby_state(match)
+    return player
+
+
+def apply_command(
+    *, match_id: int, command: Any, actor: str, now: float | None = None, extra_events: list | None = None
+) -> Applied:
+    """Apply one engine command under a row lock and persist its events.
+
+    ``actor`` (``moderator``, ``player:<id>``, ``driver``…) is recorded on every event.
+    ``extra_events`` are service-level log entries appended before the engine's
+    (e.g. ``buzz_received``). Raises ``game.RuleViolation`` (nothing stored) when the
+    rules refuse the command."""
+    now = time.time() if now is None else now
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        state = game.MatchState.from_dict(match.state)
+        new_state, engine_events = (state, []) if command is None else game.apply(state, command, now)
+        if not engine_events and not extra_events:
+            # Ticks that change nothing visible still persist the state (deadlines moved).
+            if new_state.to_dict() != match.state:
+                match.state = new_state.to_dict()
+                match.save(update_fields=["state"])
+            return Applied([], match.seq, new_state.next_deadline)
+        all_events = list(extra_events or []) + list(engine_events)
+        rows = []
+        seq = match.seq
+        for ev in all_events:
+            seq += 1
+            data = dict(ev.data)
+            rows.append(
+                MatchEvent(match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience)
+            )
+        MatchEvent.objects.bulk_create(rows)
+        _project(match, rows, state, new_state, now)
+        match.state = new_state.to_dict()
+        match.seq = seq
+        match.save(update_fields=["state", "seq", "status", "ended_at"])
+        out = [_event_dict(r, actor) for r in rows]
+        deadline = new_state.next_deadline
+        transaction.on_commit(lambda: _publish(match.id, out, deadline))
+        if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
+            from irt.tasks import fit_after_match
+
+            transaction.on_commit(lambda: fit_after_match.delay(match.id))
+    return Applied(out, seq, deadline)
+
+
+def _event_dict(row: MatchEvent, actor: str) -> dict[str, Any]:
+    return {"seq": row.seq, "event": row.type, "data": row.payload, "audience": row.audience, "actor": actor}
+
+
+def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:
+    for fn in _publishers:
+        fn(match_id, events, deadline)
+
+
+def _project(
+    match: Match, rows: list[MatchEvent], old: game.MatchState, new: game.MatchState, now: float
+) -> None:
+    """Keep the queryable buzz log (Buzz, BonusPartResult) and the match status in step with
+    the events of this transaction."""
+    race: dict[str, Any] = {}
+    for row in rows:
+        d = row.payload
+        if row.type == "match_started":
+            match.status = Match.Status.RUNNING
+        elif row.type == "match_ended":
+            match.status = Match.Status.ENDED
+            match.ended_at = timezone.now()
+        elif row.type == "race":
+            race = d
+        elif row.type == "buzz":
+            winner = next(
+                (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
+            )
+            Buzz.objects.create(
+                match=match,
+                tossup_id=d["question_id"],
+                player_id=d["player_id"],
+                team_id=d["team_id"],
+                kind=d["kind"],
+                token_index=d["token_index"],
+                token_count=d["token_count"],
+                revealed_at=d.get("revealed_at"),
+                received_at=winner.get("received_at", now),
+                accepted_at=winner.get("accepted_at", now),
+                client_pressed_at=winner.get("client_time"),
+                corrected_press_at=winner.get("corrected_press_at"),
+                eligible=d.get("eligible", []),
+                race=race,
+                seq=row.seq,
+            )
+        elif row.type in ("answer_given", "prompt"):
+            _current_buzz(match, d).update(
+                guess=d.get("guess", ""), verdict=d.get("verdict", ""), verdict_reason=d.get("reason", "")
+            )
+        elif row.type == "buzz_ruled":
+            fields = {"ruling": d["ruling"], "points": d["points"], "ruled_at": now}
+            if d.get("guess") is not None:
+                fields["guess"] = d["guess"]
+            if d.get("verdict"):
+                fields["verdict"] = d["verdict"]
+                fields["verdict_reason"] = d.get("reason", "")
+            _current_buzz(match, d).update(**fields)
+        elif row.type == "ruling_undone" and d.get("question_id") is not None:
+            if d.get("part") is not None:
+                BonusPartResult.objects.filter(
+                    match=match, bonus_id=d["bonus_id"], part=d["part"]
+                ).update(ruling="undone", points=0)
+            else:
+                _current_buzz(match, d).update(ruling="undone", points=0)
+        elif row.type == "bonus_part_ruled":
+            BonusPartResult.objects.create(
+                match=match,
+                bonus_id=d["bonus_id"],
+                team_id=d["team_id"],
+                part=d["part"],
+                guess=d.get("guess") or "",
+                verdict=d.get("verdict") or "",
+                ruling=d["ruling"],
+                points=d["points"],
+                seq=row.seq,
+            )
+
+
+def _current_buzz(match: Match, d: dict[str, Any]):
+    """The latest buzz row of this player on this tossup (a player buzzes once per tossup)."""
+    qs = Buzz.objects.filter(match=match, tossup_id=d["question_id"], player_id=d["player_id"])
+    last = qs.order_by("-seq").values_list("id", flat=True).first()
+    return Buzz.objects.filter(id=last)
+
+
+# --- thin command helpers used by the edges -------------------------------------------------
+
+
+def buzz(
+    *,
+    match_id: int,
+    player_id: int,
+    question_id: int,
+    token_index: int,
+    client_time: float | None,
+    corrected_press_at: float | None,
+    now: float | None = None,
+) -> Applied:
+    """A buzz press. Logged as ``buzz_received`` (moderator audience) in the same transaction
+    as whatever the engine decides, so an acknowledged buzz is never lost."""
+    now = time.time() if now is None else now
+    received = game.Event(
+        "buzz_received",
+        {
+            "question_id": question_id,
+            "player_id": player_id,
+            "token_index": token_index,
+            "client_time": client_time,
+            "corrected_press_at": corrected_press_at,
+            "received_at": now,
+        },
+        "moderator",
+    )
+    cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at)
+    return apply_command(
+        match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now, extra_events=[received]
+    )
+
+
+def answer(*, match_id: int, player_id: int, question_id: int, text: str, now: float | None = None) -> Applied:
+    """The buzzer's answer: judged against the answer line (suggestion), then applied."""
+    state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
+    ctx = game.answer_context(state, player_id, question_id)
+    verdict = judge(ctx.answer_line, text, token_index=ctx.token_index, token_count=ctx.token_count)
+    cmd = game.Answer(player_id, question_id, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt)
+    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+
+
+def bonus_answer(
+    *, match_id: int, player_id: int, bonus_id: int, part: int, text: str, now: float | None = None
+) -> Applied:
+    state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
+    answer_line = game.bonus_part_answer_line(state, bonus_id, part)
+    verdict = judge(answer_line, text)
+    cmd = game.BonusAnswer(player_id, bonus_id, part, text[:500], verdict.outcome, verdict.reason)
+    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+
+
+def flag_question(
+    *, match_id: int, question_id: int, problem: str, comment: str, reporter: str, role: str
+) -> Applied:
+    """An expert flag (ADVSCORE.md §6) on a tossup of this match that has ended; logged as a
+    ``question_flagged`` event for the moderator. Raises ServiceError ``invalid`` for a
+    tossup not in the match or still being played."""
+    if problem not in Flag.Problem.values:
+        raise ServiceError("invalid", f"unknown problem type {problem!r}")
+    ended = MatchEvent.objects.filter(
+        match_id=match_id, type="tossup_ended", payload__question_id=question_id
+    ).exists()
+    if not ended:
+        raise ServiceError("invalid", "a question can be flagged only after its tossup ended")
+    event = game.Event(
+        "question_flagged", {"question_id": question_id, "problem": problem, "reporter": reporter}, "moderator"
+    )
+    with transaction.atomic():
+        Flag.objects.create(
+            tossup_id=question_id,
+            match_id=match_id,
+            reporter=reporter,
+            role=role,
+            problem=problem,
+            comment=comment[:2000],
+        )
+        return apply_command(match_id=match_id, command=None, actor=role, extra_events=[event])

@@ -1,0 +1,31 @@
+"""Celery tasks: thin wrappers that take ids, call the pipeline and report progress."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from irt import pipeline
+
+
+@shared_task(
+    bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5, time_limit=1800
+)
+def fit_after_match(self, match_id: int) -> dict[str, int]:
+    """On match end: store the match's responses, then fit that match alone and all live
+    matches together. Safe to run twice (responses replaced, fits keyed by their inputs)."""
+    pipeline.record_match_responses(match_id)
+
+    def progress(fraction: float) -> None:
+        if self.request.id:
+            self.update_state(state="PROGRESS", meta={"fraction": fraction})
+
+    match_fit = pipeline.fit_scope(f"match:{match_id}", progress=progress)
+    live_fit = pipeline.fit_scope("live", progress=progress)
+    return {"match_fit": match_fit.id, "live_fit": live_fit.id}
+
+
+@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+def refit(self, scope: str = "live", seed: int = 0) -> int:
+    """Refit a scope on demand; returns the Fit id."""
+    return pipeline.fit_scope(scope, seed=seed).id

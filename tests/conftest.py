@@ -1,0 +1,47 @@
+"""Suite-wide fixtures: a private Redis for the whole session (the suite never depends on
+a Redis being installed as a service), and where the shared data lives."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from config import launcher
+
+SHARED_DATA = Path(os.environ.get("TOSSUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+_redis: dict[str, object] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    url, proc = launcher.start_redis()
+    _redis.update(url=url, proc=proc)
+    os.environ["REDIS_URL"] = url  # for server/worker subprocesses started by tests
+    from django.conf import settings
+
+    settings.REDIS_URL = url
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}
+    }
+    settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
+    from config.celery import app
+
+    app.conf.broker_url = app.conf.result_backend = url
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    launcher.stop(_redis.get("proc"))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    return str(_redis["url"])
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """../shared/data, or skip: the data sets are never copied into the repository."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"{SHARED_DATA} absent: real-data tests need ../shared/data beside the project")
+    return SHARED_DATA
