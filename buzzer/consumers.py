@@ -131,7 +131,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
             )
         if kind == "answer":
             return services.answer(
-                match_id=self.match_id, player_id=player_id, question_id=msg["question_id"], text=msg["text"], now=now
+                match_id=self.match_id,
+                player_id=player_id,
+                question_id=msg["question_id"],
+                text=msg["text"],
+                now=now,
             )
         if kind == "bonus_answer":
             return services.bonus_answer(

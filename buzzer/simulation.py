@@ -104,12 +104,9 @@ class SimPlayer:
                 plan = self.plan(question_id, data["token_count"])
             elif event == "words" and data["question_id"] == question_id:
                 revealed = max(revealed, data["start"] + len(data["words"]))
-            elif event == "buzz" and data["player_id"] == self.me.get("player_id"):
-                knows = plan is not None and plan[1]
-                text = self.answers.get(data["question_id"], WRONG_ANSWER) if knows else WRONG_ANSWER
-                await self._send(ws, {"type": "answer", "question_id": data["question_id"], "text": text})
-                continue
-            elif event == "prompt" and data["player_id"] == self.me.get("player_id"):
+            elif (event == "buzz" and data["player_id"] == self.me.get("player_id")) or (
+                event == "prompt" and data["player_id"] == self.me.get("player_id")
+            ):
                 knows = plan is not None and plan[1]
                 text = self.answers.get(data["question_id"], WRONG_ANSWER) if knows else WRONG_ANSWER
                 await self._send(ws, {"type": "answer", "question_id": data["question_id"], "text": text})
@@ -119,7 +116,13 @@ class SimPlayer:
             elif event == "bonus_part" and self.captain and self.bonus_team == self.me.get("team_id"):
                 text = self.bonus_reply(data["bonus_id"], data["part"])
                 await self._send(
-                    ws, {"type": "bonus_answer", "bonus_id": data["bonus_id"], "part": data["part"], "text": text}
+                    ws,
+                    {
+                        "type": "bonus_answer",
+                        "bonus_id": data["bonus_id"],
+                        "part": data["part"],
+                        "text": text,
+                    },
                 )
                 continue
             elif event == "bonus_started":

@@ -123,12 +123,11 @@ class BonusRecord:
 
 @dataclass
 class ParsedFile:
-    """Everything one file yields after filtering: ``fmt`` ∈ FORMATS, ``source`` is the value for
-    ``QuestionSet.source``, ``skipped`` lists ``"path:LINE: message"`` of records skipped as invalid."""
+    """Everything one file yields after filtering: ``fmt`` ∈ FORMATS (also stored as
+    ``QuestionSet.source``), ``skipped`` lists ``"path:LINE: message"`` of records skipped as invalid."""
 
     path: str
     fmt: str
-    source: str
     tossups: list[TossupRecord] = field(default_factory=list)
     bonuses: list[BonusRecord] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -154,7 +153,12 @@ class Filters:
 
 
 class _InvalidRecord(Exception):
-    """Content defect in one record: fatal unless ``skip_invalid``."""
+    """Content defect in one record: fatal unless ``skip_invalid``. ``line`` overrides the record's
+    line when the defect sits deeper (a bonus part in a pretty-printed file)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
 
 
 class _Collector:
@@ -181,11 +185,12 @@ class _Collector:
         try:
             record = build()
         except _InvalidRecord as exc:
+            where = exc.line or line
             if not self.skip_invalid:
                 raise QuestionFileError(
-                    self.parsed.path, line, f"{exc} (skip such records with skip_invalid / --skip-invalid)"
+                    self.parsed.path, where, f"{exc} (skip such records with skip_invalid / --skip-invalid)"
                 ) from None
-            self.parsed.skipped.append(str(QuestionFileError(self.parsed.path, line, str(exc))))
+            self.parsed.skipped.append(str(QuestionFileError(self.parsed.path, where, str(exc))))
             return
         key = (kind, record.set_name, record.packet, record.number)
         if key in self.first_line:
@@ -333,11 +338,11 @@ def _bonus(
     """Content checks of a bonus; ``parts`` = [(line, text, answer line, value)] (raises _InvalidRecord)."""
     if not parts:
         raise _InvalidRecord("bonus has no parts")
-    for i, (_, text, answer, _) in enumerate(parts, 1):
+    for i, (part_line, text, answer, _) in enumerate(parts, 1):
         if not (text or "").strip():
-            raise _InvalidRecord(f"empty text in bonus part {i}")
+            raise _InvalidRecord(f"empty text in bonus part {i}", part_line)
         if not (answer or "").strip():
-            raise _InvalidRecord(f"empty answer line in bonus part {i}")
+            raise _InvalidRecord(f"empty answer line in bonus part {i}", part_line)
     return BonusRecord(
         *meta,
         leadin=(d.get("leadin") or "").strip(),
@@ -384,10 +389,10 @@ def _parse_qbreader(path: Path, collect: _Collector) -> None:
             for key, items in (("parts", texts), ("answers", answers)):
                 if any(x is not None and not isinstance(x, str) for x in items):
                     raise QuestionFileError(p, line, f"field {key!r} must be a list of strings")
-            if len(texts) != len(answers):
+            if texts and len(texts) != len(answers):
                 build = partial(_raise_invalid, f"bonus has {len(texts)} parts but {len(answers)} answers")
-            else:
-                parts = [(line, t, a, BONUS_PART_VALUE) for t, a in zip(texts, answers, strict=True)]
+            else:  # no parts at all is reported by _bonus
+                parts = [(line, t, a, BONUS_PART_VALUE) for t, a in zip(texts, answers, strict=False)]
                 build = partial(_bonus, p, line, d, parts, meta, external_id)
         if collect.filters.keeps(set_name, year):
             collect.add(kind, line, build)
@@ -467,10 +472,10 @@ def _parse_demo(path: Path, collect: _Collector) -> None:
             )
 
 
-_PARSERS: dict[str, tuple[Callable[[Path, _Collector], None], str]] = {
-    "qbreader": (_parse_qbreader, "qbreader"),
-    "qanta": (_parse_qanta, "qanta"),
-    "demo": (_parse_demo, "demo"),
+_PARSERS: dict[str, Callable[[Path, _Collector], None]] = {
+    "qbreader": _parse_qbreader,
+    "qanta": _parse_qanta,
+    "demo": _parse_demo,
 }
 
 
@@ -526,10 +531,9 @@ def parse_file(
         fmt = detect_format(path)  # type: ignore[assignment]
     if fmt not in _PARSERS:
         raise ValueError(f"unknown format {fmt!r}; expected auto or one of {FORMATS}")
-    parser, source = _PARSERS[fmt]
-    parsed = ParsedFile(path=str(path), fmt=fmt, source=source)
+    parsed = ParsedFile(path=str(path), fmt=fmt)
     filters = Filters(None if sets is None else frozenset(sets), min_year, max_year, limit)
-    parser(path, _Collector(parsed, filters, skip_invalid))
+    _PARSERS[fmt](path, _Collector(parsed, filters, skip_invalid))
     return parsed
 
 
@@ -589,7 +593,7 @@ def write_questions(parsed: Iterable[ParsedFile]) -> dict[str, Any]:
                             {"text": pt.text, "answer_line": pt.answer_line, "value": pt.value}
                             for pt in rec.parts
                         ]
-                    rows[packet_id(rec, f.source), rec.number] = values
+                    rows[packet_id(rec, f.fmt), rec.number] = values
                     per_set = counts["sets"].setdefault(rec.set_name, {"tossups": 0, "bonuses": 0})
                     per_set[kind] += 1
                     counts[kind] += 1

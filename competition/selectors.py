@@ -34,7 +34,12 @@ def snapshot(match_id: int, role: str, player: Player | None) -> dict[str, Any]:
     view = game.view(state, view_audience(role, player))
     view["match"] = {"id": match.id, "name": match.name, "join_code": match.join_code, "preset": match.preset}
     if player is not None:
-        view["you"] = {"player_id": player.id, "team_id": player.team_id, "name": player.name, "kind": player.kind}
+        view["you"] = {
+            "player_id": player.id,
+            "team_id": player.team_id,
+            "name": player.name,
+            "kind": player.kind,
+        }
     return {"type": "snapshot", "seq": match.seq, "state": view}
 
 

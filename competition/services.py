@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from competition import game
 from competition.models import Bonus, BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team, Tossup
-from scoring.judge import judge
+from scoring.judge import Verdict, judge
 from scoring.rules import load_preset
 
 # Called after commit with (match_id, [event dicts], next_deadline); the realtime layer sets it.
@@ -87,8 +87,8 @@ def create_match(
     missing = [i for i in tossup_ids if i not in tossups]
     if missing:
         raise ServiceError("invalid", f"unknown tossup ids: {missing[:5]}")
-    bonus_ids = list(bonus_ids or [])
-    bonuses = {b.id: b for b in Bonus.objects.filter(id__in=bonus_ids)}
+    known_bonuses = set(Bonus.objects.filter(id__in=bonus_ids or []).values_list("id", flat=True))
+    bonus_ids = [b for b in bonus_ids or [] if b in known_bonuses]
     cfg = game.MatchConfig(preset=preset_obj, **(config or {}))
     with transaction.atomic():
         match = Match.objects.create(
@@ -182,11 +182,9 @@ def apply_command(
         for ev in all_events:
             seq += 1
             data = dict(ev.data)
-            rows.append(
-                MatchEvent(match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience)
-            )
+            rows.append(MatchEvent(match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience))
         MatchEvent.objects.bulk_create(rows)
-        _project(match, rows, state, new_state, now)
+        _project(match, rows, command, state, new_state, now)
         match.state = new_state.to_dict()
         match.seq = seq
         match.save(update_fields=["state", "seq", "status", "ended_at"])
@@ -210,11 +208,17 @@ def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None
 
 
 def _project(
-    match: Match, rows: list[MatchEvent], old: game.MatchState, new: game.MatchState, now: float
+    match: Match, rows: list[MatchEvent], command: Any, old: game.MatchState, new: game.MatchState, now: float
 ) -> None:
     """Keep the queryable buzz log (Buzz, BonusPartResult) and the match status in step with
     the events of this transaction."""
     race: dict[str, Any] = {}
+    if isinstance(command, game.Answer):
+        # The judge's suggestion is recorded whatever the engine does with it next.
+        _current_buzz(match, {"question_id": command.question_id, "player_id": command.player_id}).update(
+            guess=command.text, verdict=command.verdict, verdict_reason=command.reason[:200]
+        )
+    bonus_teams = {b.bonus_id: b.team_id for b in (old.bonus, new.bonus) if b is not None}
     for row in rows:
         d = row.payload
         if row.type == "match_started":
@@ -225,9 +229,7 @@ def _project(
         elif row.type == "race":
             race = d
         elif row.type == "buzz":
-            winner = next(
-                (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
-            )
+            winner = next((c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {})
             Buzz.objects.create(
                 match=match,
                 tossup_id=d["question_id"],
@@ -241,41 +243,43 @@ def _project(
                 accepted_at=winner.get("accepted_at", now),
                 client_pressed_at=winner.get("client_time"),
                 corrected_press_at=winner.get("corrected_press_at"),
-                eligible=d.get("eligible", []),
+                eligible=race.get("eligible", []),
                 race=race,
                 seq=row.seq,
             )
-        elif row.type in ("answer_given", "prompt"):
-            _current_buzz(match, d).update(
-                guess=d.get("guess", ""), verdict=d.get("verdict", ""), verdict_reason=d.get("reason", "")
-            )
         elif row.type == "buzz_ruled":
-            fields = {"ruling": d["ruling"], "points": d["points"], "ruled_at": now}
+            fields: dict[str, Any] = {"ruling": d["ruling"], "points": d["points"], "ruled_at": now}
             if d.get("guess") is not None:
                 fields["guess"] = d["guess"]
-            if d.get("verdict"):
-                fields["verdict"] = d["verdict"]
-                fields["verdict_reason"] = d.get("reason", "")
             _current_buzz(match, d).update(**fields)
-        elif row.type == "ruling_undone" and d.get("question_id") is not None:
-            if d.get("part") is not None:
-                BonusPartResult.objects.filter(
-                    match=match, bonus_id=d["bonus_id"], part=d["part"]
-                ).update(ruling="undone", points=0)
+        elif row.type == "ruling_undone":
+            if d.get("bonus_id") is not None:
+                BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"]).update(
+                    ruling="undone", points=0
+                )
             else:
                 _current_buzz(match, d).update(ruling="undone", points=0)
         elif row.type == "bonus_part_ruled":
             BonusPartResult.objects.create(
                 match=match,
                 bonus_id=d["bonus_id"],
-                team_id=d["team_id"],
+                team_id=bonus_teams[d["bonus_id"]],
                 part=d["part"],
                 guess=d.get("guess") or "",
-                verdict=d.get("verdict") or "",
+                verdict=_bonus_verdict(command, old, d),
                 ruling=d["ruling"],
                 points=d["points"],
                 seq=row.seq,
             )
+
+
+def _bonus_verdict(command: Any, old: game.MatchState, d: dict[str, Any]) -> str:
+    """The judge's verdict on a bonus part: from this command, or from the answer the
+    moderator has just ruled on."""
+    if isinstance(command, game.BonusAnswer):
+        return command.verdict
+    pending = old.bonus.pending if old.bonus is not None else None
+    return (pending or {}).get("verdict", "")
 
 
 def _current_buzz(match: Match, d: dict[str, Any]):
@@ -319,21 +323,44 @@ def buzz(
     )
 
 
-def answer(*, match_id: int, player_id: int, question_id: int, text: str, now: float | None = None) -> Applied:
-    """The buzzer's answer: judged against the answer line (suggestion), then applied."""
+def answer(
+    *, match_id: int, player_id: int, question_id: int, text: str, now: float | None = None
+) -> Applied:
+    """The buzzer's answer (or reply to a prompt): judged against the answer line, then
+    applied; the verdict is a suggestion unless the match auto-rules."""
     state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
-    ctx = game.answer_context(state, player_id, question_id)
-    verdict = judge(ctx.answer_line, text, token_index=ctx.token_index, token_count=ctx.token_count)
-    cmd = game.Answer(player_id, question_id, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt)
+    verdict = _judge_tossup(state, player_id, question_id, text)
+    cmd = game.Answer(
+        player_id, question_id, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt
+    )
     return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+
+
+def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Verdict:
+    t = state.tossup
+    if t is None or t.question_id != question_id or not t.buzz or t.buzz["player_id"] != player_id:
+        # Not this player's turn: the engine refuses the Answer with the precise reason.
+        return Verdict("reject", None, "no answer expected")
+    spec = state.tossups[t.index]
+    return judge(
+        spec.answer_line,
+        text,
+        token_index=t.buzz["token_index"],
+        token_count=len(spec.tokens),
+        question=" ".join(spec.tokens),
+    )
 
 
 def bonus_answer(
     *, match_id: int, player_id: int, bonus_id: int, part: int, text: str, now: float | None = None
 ) -> Applied:
+    """An answer to the current bonus part by a player (or bot) of the controlling team."""
     state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
-    answer_line = game.bonus_part_answer_line(state, bonus_id, part)
-    verdict = judge(answer_line, text)
+    spec = next((b for b in state.bonuses if b.bonus_id == bonus_id), None)
+    if spec is None or not 0 <= part < len(spec.parts):
+        verdict = Verdict("reject", None, "no such bonus part")
+    else:
+        verdict = judge(spec.parts[part].answer_line, text)
     cmd = game.BonusAnswer(player_id, bonus_id, part, text[:500], verdict.outcome, verdict.reason)
     return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
 
@@ -352,7 +379,9 @@ def flag_question(
     if not ended:
         raise ServiceError("invalid", "a question can be flagged only after its tossup ended")
     event = game.Event(
-        "question_flagged", {"question_id": question_id, "problem": problem, "reporter": reporter}, "moderator"
+        "question_flagged",
+        {"question_id": question_id, "problem": problem, "reporter": reporter},
+        "moderator",
     )
     with transaction.atomic():
         Flag.objects.create(

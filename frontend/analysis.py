@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from django.db.models import Avg, Count, F, FloatField, ExpressionWrapper
+from django.db.models import Avg, Count, ExpressionWrapper, F, FloatField
 
 from competition.models import Buzz, Flag
 from irt.models import Fit, ItemScore, Response, SubjectSkill
@@ -174,34 +174,38 @@ def _json_safe(obj: Any) -> Any:
 def export_json(fit: Fit) -> dict[str, Any]:
     """The fit (settings, summary), its fitted subject and item parameters and the dataset's
     responses: ``{"fit", "subjects", "items", "responses"}``; non-finite numbers become null."""
-    return _json_safe({
-        "fit": {
-            "id": fit.id,
-            "dataset": fit.dataset,
-            "status": fit.status,
-            "settings": fit.settings,
-            "seed": fit.seed,
-            "snapshot_hash": fit.snapshot_hash,
-            "summary": fit.summary,
-            "n_responses": fit.n_responses,
-            "n_subjects": fit.n_subjects,
-            "n_items": fit.n_items,
-            "created_at": fit.created_at.isoformat(),
-        },
-        "subjects": list(
-            SubjectSkill.objects.filter(fit=fit).values("subject", "kind", "skill", "skill_se", "n_responses")
-        ),
-        "items": list(
-            ItemScore.objects.filter(fit=fit).values(
-                "item", "tossup_id", "difficulty", "discriminability", "mu", "delta", "kappa", "advscore"
-            )
-        ),
-        "responses": list(
-            Response.objects.filter(dataset=fit.dataset)
-            .order_by("id")
-            .values("subject", "subject_kind", "item", "tossup_id", "match_id", "source", "correct")
-        ),
-    })
+    return _json_safe(
+        {
+            "fit": {
+                "id": fit.id,
+                "dataset": fit.dataset,
+                "status": fit.status,
+                "settings": fit.settings,
+                "seed": fit.seed,
+                "snapshot_hash": fit.snapshot_hash,
+                "summary": fit.summary,
+                "n_responses": fit.n_responses,
+                "n_subjects": fit.n_subjects,
+                "n_items": fit.n_items,
+                "created_at": fit.created_at.isoformat(),
+            },
+            "subjects": list(
+                SubjectSkill.objects.filter(fit=fit).values(
+                    "subject", "kind", "skill", "skill_se", "n_responses"
+                )
+            ),
+            "items": list(
+                ItemScore.objects.filter(fit=fit).values(
+                    "item", "tossup_id", "difficulty", "discriminability", "mu", "delta", "kappa", "advscore"
+                )
+            ),
+            "responses": list(
+                Response.objects.filter(dataset=fit.dataset)
+                .order_by("id")
+                .values("subject", "subject_kind", "item", "tossup_id", "match_id", "source", "correct")
+            ),
+        }
+    )
 
 
 def export_csv(fit: Fit) -> str:
@@ -222,7 +226,10 @@ def export_csv(fit: Fit) -> str:
                 "correct": int(r["correct"]),
                 "skill": s.get("skill"),
                 "skill_se": s.get("skill_se"),
-                **{k: i.get(k) for k in ("difficulty", "discriminability", "mu", "delta", "kappa", "advscore")},
+                **{
+                    k: i.get(k)
+                    for k in ("difficulty", "discriminability", "mu", "delta", "kappa", "advscore")
+                },
             }
         )
     return buf.getvalue()

@@ -29,7 +29,13 @@ def packets_with_counts():
 class MatchCreateForm(forms.Form):
     name = forms.CharField(max_length=200)
     packet = forms.ModelChoiceField(queryset=Packet.objects.none(), empty_label=None)
-    n_tossups = forms.IntegerField(min_value=1, max_value=200, initial=20, label="Number of tossups")
+    n_tossups = forms.IntegerField(
+        min_value=1,
+        max_value=200,
+        required=False,
+        label="Number of tossups",
+        help_text="blank: the whole packet",
+    )
     preset = forms.ChoiceField(choices=())
     wpm = forms.IntegerField(min_value=60, max_value=600, initial=200, label="Reading speed (wpm)")
     auto_rule = forms.BooleanField(required=False, label="Auto-rule (apply the judge's verdict)")
@@ -38,8 +44,8 @@ class MatchCreateForm(forms.Form):
         super().__init__(*args, **kwargs)
         packets = packets_with_counts()
         self.fields["packet"].queryset = packets
-        self.fields["packet"].label_from_instance = (
-            lambda p: f"{p} — {p.n_tossups} tossups, {p.n_bonuses} bonuses"
+        self.fields["packet"].label_from_instance = lambda p: (
+            f"{p} — {p.n_tossups} tossups, {p.n_bonuses} bonuses"
         )
         presets = known_presets()
         self.fields["preset"].choices = [(p, p) for p in presets]
@@ -67,13 +73,19 @@ class MatchCreateForm(forms.Form):
         if any(len(n) > 100 for n in names):
             raise forms.ValidationError("Team and bot names are at most 100 characters.")
         packet, n = cleaned.get("packet"), cleaned.get("n_tossups")
-        if packet is not None and n is not None and n > packet.n_tossups:
+        if packet is not None and n is None:
+            cleaned["n_tossups"] = packet.n_tossups
+        elif packet is not None and n > packet.n_tossups:
             self.add_error("n_tossups", f"That packet has only {packet.n_tossups} tossups.")
         return cleaned
 
     def question_ids(self) -> tuple[list[int], list[int]]:
         """The first ``n_tossups`` tossups of the packet and as many of its bonuses, in packet order."""
         packet, n = self.cleaned_data["packet"], self.cleaned_data["n_tossups"]
-        tossups = list(Tossup.objects.filter(packet=packet).order_by("number").values_list("id", flat=True)[:n])
-        bonuses = list(Bonus.objects.filter(packet=packet).order_by("number").values_list("id", flat=True)[:n])
+        tossups = list(
+            Tossup.objects.filter(packet=packet).order_by("number").values_list("id", flat=True)[:n]
+        )
+        bonuses = list(
+            Bonus.objects.filter(packet=packet).order_by("number").values_list("id", flat=True)[:n]
+        )
         return tossups, bonuses

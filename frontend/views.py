@@ -125,7 +125,10 @@ def play(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "frontend/play.html",
-        {"page": {"code": request.GET.get("code", "").upper(), "role": "play"}, "flag_problems": FLAG_PROBLEMS},
+        {
+            "page": {"code": request.GET.get("code", "").upper(), "role": "play"},
+            "flag_problems": FLAG_PROBLEMS,
+        },
     )
 
 
@@ -154,9 +157,7 @@ def api_match(request: HttpRequest, code: str) -> JsonResponse:
     match = Match.objects.filter(join_code=code.strip().upper()).first()
     if match is None:
         return api_error("not_found", "no match with that join code", status=404)
-    teams = [
-        {"id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.filter(kind=Team.Kind.HUMAN)
-    ]
+    teams = [{"id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.filter(kind=Team.Kind.HUMAN)]
     return JsonResponse({"name": match.name, "status": match.status, "teams": teams})
 
 
@@ -181,7 +182,12 @@ def api_join(request: HttpRequest) -> JsonResponse:
     except services.ServiceError as exc:
         return api_error(exc.code, exc.message)
     return JsonResponse(
-        {"player_id": player.id, "token": player.token, "team_id": player.team_id, "code": player.match.join_code}
+        {
+            "player_id": player.id,
+            "token": player.token,
+            "team_id": player.team_id,
+            "code": player.match.join_code,
+        }
     )
 
 

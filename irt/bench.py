@@ -69,7 +69,7 @@ def shape_live(seed: int) -> Simulated:
 def shape_paper(seed: int) -> Simulated:
     rng = np.random.default_rng(seed + 1)
     humans = np.argwhere(rng.random((170, 180)) < 0.3)
-    models = np.argwhere(np.ones((10, 180), dtype=bool)) + [170, 0]
+    models = np.argwhere(np.ones((10, 180), dtype=bool)) + np.array([170, 0])
     return simulate(np.vstack([humans, models]), 180, 180, seed)
 
 

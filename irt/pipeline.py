@@ -180,15 +180,17 @@ def _fit_into(
         progress(0.7)
     kinds = np.array([kind_of[s] for s in subjects])
     in_groups = kinds != "team"
-    result = advscore(
-        model.skill_[in_groups],
-        kinds[in_groups] == "human",
-        model.difficulty_,
-        model.discriminability_,
-    )
+    is_human = kinds[in_groups] == "human"
+    result = None
+    if is_human.any() and (~is_human).any():
+        result = advscore(model.skill_[in_groups], is_human, model.difficulty_, model.discriminability_)
     n_by_subject = np.bincount(subj, minlength=len(subjects))
     n_by_item = np.bincount(item, minlength=len(items))
-    flagged = set(Flag.objects.filter(tossup_id__in=[t for t in tossup_of.values() if t]).values_list("tossup_id", flat=True))
+    flagged = set(
+        Flag.objects.filter(tossup_id__in=[t for t in tossup_of.values() if t]).values_list(
+            "tossup_id", flat=True
+        )
+    )
     keep = np.array([tossup_of[it] not in flagged for it in items])
     with transaction.atomic():
         SubjectSkill.objects.filter(fit=fit).delete()
@@ -212,20 +214,23 @@ def _fit_into(
                 tossup_id=tossup_of[it],
                 difficulty=float(model.difficulty_[j]),
                 discriminability=float(model.discriminability_[j]),
-                mu=_num(result.mu[j]),
-                delta=_num(result.delta[j]),
-                kappa=_num(result.kappa[j]),
-                advscore=_num(result.advscore[j]),
+                mu=None if result is None else _num(result.mu[j]),
+                delta=None if result is None else _num(result.delta[j]),
+                kappa=None if result is None else _num(result.kappa[j]),
+                advscore=None if result is None else _num(result.advscore[j]),
                 n_responses=int(n_by_item[j]),
             )
             for j, it in enumerate(items)
         )
         fit.n_responses, fit.n_subjects, fit.n_items = len(rows), len(subjects), len(items)
-        fit.summary = {
-            **_aggregate(result, keep),
-            "n_flagged": int((~keep).sum()),
-            "with_flagged": _aggregate(result, np.ones(len(items), dtype=bool)),
-        }
+        if result is None:
+            fit.summary = {"reason": "ADVSCORE needs human and model subjects; only skills were fitted"}
+        else:
+            fit.summary = {
+                **_aggregate(result, keep),
+                "n_flagged": int((~keep).sum()),
+                "with_flagged": _aggregate(result, np.ones(len(items), dtype=bool)),
+            }
 
 
 def _num(x: float) -> float | None:

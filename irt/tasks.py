@@ -9,7 +9,12 @@ from irt import pipeline
 
 
 @shared_task(
-    bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5, time_limit=1800
+    bind=True,
+    acks_late=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    max_retries=5,
+    time_limit=1800,
 )
 def fit_after_match(self, match_id: int) -> dict[str, int]:
     """On match end: store the match's responses, then fit that match alone and all live

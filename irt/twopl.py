@@ -36,9 +36,13 @@ IntArray = NDArray[np.intp]
 
 
 def _sigmoid(z: FloatArray) -> FloatArray:
-    # np.exp is several times faster than scipy.special.expit; overflow to inf gives exactly 0.
+    """σ(z), overwriting z. np.exp is several times faster than scipy.special.expit; exp overflowing
+    to inf gives exactly 0, which is the right limit."""
+    np.negative(z, out=z)
     with np.errstate(over="ignore"):
-        return 1.0 / (1.0 + np.exp(-z))
+        np.exp(z, out=z)
+    z += 1.0
+    return np.reciprocal(z, out=z)
 
 
 def _as_index(values: ArrayLike, name: str) -> IntArray:
@@ -176,34 +180,40 @@ class TwoPL(BaseEstimator):
         trust_s, trust_i = np.ones(n_s), np.ones(n_i)
         last_db, last_da, last_dc = np.zeros(n_s), np.zeros(n_i), np.zeros(n_i)
 
+        n = len(y)
+        a_r, c_r, b_r, p, t1, t2 = (np.empty(n) for _ in range(6))
         n_iter = 0
         converged = False
         while n_iter < self.max_iter and not converged:
             n_iter += 1
             old = (beta.copy(), c / a, a.copy())
 
-            # Skill block: 1-D Newton per subject.
-            a_r = a[i_idx]
-            c_r = c[i_idx]
-            p = _sigmoid(a_r * beta[s_idx] - c_r)
-            grad = np.bincount(s_idx, a_r * (y - p), n_s) - prec_b * (beta - mu_b)
-            hess = np.bincount(s_idx, a_r * a_r * (p * (1.0 - p)), n_s) + prec_b
+            # Skill block: 1-D Newton per subject. Preallocated buffers avoid an 8 MB page-faulting
+            # allocation per temporary at 1M responses.
+            np.take(a, i_idx, out=a_r)
+            np.take(c, i_idx, out=c_r)
+            np.take(beta, s_idx, out=b_r)
+            p = _sigmoid(np.subtract(np.multiply(a_r, b_r, out=p), c_r, out=p))
+            np.multiply(np.subtract(y, p, out=t1), a_r, out=t1)
+            np.multiply(np.multiply(np.subtract(1.0, p, out=t2), p, out=t2), a_r, out=t2)
+            t2 *= a_r
+            grad = np.bincount(s_idx, t1, n_s) - prec_b * (beta - mu_b)
+            hess = np.bincount(s_idx, t2, n_s) + prec_b
             step = grad / hess
-            trust_s = self._update_trust(trust_s, step * last_db < 0, np.abs(step) > 0.9 * np.abs(last_db))
+            trust_s = self._update_trust(trust_s, step * last_db < 0, np.abs(step) > 0.5 * np.abs(last_db))
             last_db = step
             beta += trust_s * step
 
             # Item block: 2-D Newton per item on (a, c), z = a·β − c.
-            b_r = beta[s_idx]
-            p = _sigmoid(a_r * b_r - c_r)
-            e = y - p
-            w = p * (1.0 - p)
-            wb = w * b_r
-            s_e = np.bincount(i_idx, e, n_i)
-            s_eb = np.bincount(i_idx, e * b_r, n_i)
-            s_w = np.bincount(i_idx, w, n_i)
-            s_wb = np.bincount(i_idx, wb, n_i)
-            s_wbb = np.bincount(i_idx, wb * b_r, n_i)
+            np.take(beta, s_idx, out=b_r)
+            p = _sigmoid(np.subtract(np.multiply(a_r, b_r, out=p), c_r, out=p))
+            np.subtract(y, p, out=t1)
+            s_e = np.bincount(i_idx, t1, n_i)
+            s_eb = np.bincount(i_idx, np.multiply(t1, b_r, out=t1), n_i)
+            np.multiply(np.subtract(1.0, p, out=t2), p, out=t2)
+            s_w = np.bincount(i_idx, t2, n_i)
+            s_wb = np.bincount(i_idx, np.multiply(t2, b_r, out=t2), n_i)
+            s_wbb = np.bincount(i_idx, np.multiply(t2, b_r, out=t2), n_i)
             th = c / a
             dev = prec_t * (th - mu_t)
             # Gradient of log posterior; the θ-prior term uses ∂θ/∂a = −θ/a, ∂θ/∂c = 1/a.
@@ -216,7 +226,7 @@ class TwoPL(BaseEstimator):
             da = (h_cc * g_a - h_ac * g_c) / det
             dc = (h_aa * g_c - h_ac * g_a) / det
             reversed_ = da * last_da + dc * last_dc < 0
-            grew = da**2 + dc**2 > 0.81 * (last_da**2 + last_dc**2)
+            grew = da**2 + dc**2 > 0.25 * (last_da**2 + last_dc**2)
             trust_i = self._update_trust(trust_i, reversed_, grew)
             last_da, last_dc = da, dc
             # Keep a > 0: never let one step take more than half of a.
@@ -234,7 +244,6 @@ class TwoPL(BaseEstimator):
                 float(np.abs(a - old[2]).max()),
             )
             converged = change < self.tol
-            print("DBG", n_iter, change, int((trust_i<1).sum()), int((trust_s<1).sum()))
 
         if not converged:
             warnings.warn(
@@ -263,7 +272,7 @@ class TwoPL(BaseEstimator):
         self.log_posterior_ = loglik + log_prior
         self.n_subjects_, self.n_items_ = n_s, n_i
         if self.compute_se:
-            p = _sigmoid(z)
+            p = _sigmoid(z.copy())
             info = np.bincount(s_idx, a[i_idx] ** 2 * p * (1.0 - p), n_s) + prec_b
             self.skill_se_ = 1.0 / np.sqrt(info)
         return self
@@ -273,8 +282,8 @@ class TwoPL(BaseEstimator):
         s_idx: IntArray,
         i_idx: IntArray,
         y: FloatArray,
-        count_s: NDArray[np.intp],
-        count_i: NDArray[np.intp],
+        count_s: NDArray[np.integer],
+        count_i: NDArray[np.integer],
         mu_b: float,
         sd_b: float,
         mu_t: float,
@@ -282,7 +291,7 @@ class TwoPL(BaseEstimator):
     ) -> tuple[FloatArray, FloatArray]:
         """Standardised logits of smoothed accuracies, placed on the priors; unseen at prior means."""
 
-        def standardised_logit(successes: FloatArray, counts: NDArray[np.intp]) -> FloatArray:
+        def standardised_logit(successes: np.ndarray, counts: NDArray[np.integer]) -> FloatArray:
             acc = (successes + 0.5) / (counts + 1.0)
             logit = np.log(acc / (1.0 - acc))
             seen = counts > 0

@@ -10,7 +10,9 @@ import pytest
 
 from config import launcher
 
-SHARED_DATA = Path(os.environ.get("TOSSUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+SHARED_DATA = Path(
+    os.environ.get("TOSSUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
 _redis: dict[str, object] = {}
 
 

@@ -12,6 +12,8 @@ import re
 
 from anyascii import anyascii
 
+# Inline formatting tags vanish without a space ("<u>grandmother</u>s" → "grandmothers").
+_INLINE_TAG = re.compile(r"</?(?:b|u|i|em|strong|span|sup|sub)\b[^<>]*>", re.IGNORECASE)
 # Innermost-first so nested brackets ("[or X (Y)]") are removed in a few passes.
 _BRACKETED = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}|<[^<>]*>")
 # An opener whose closer was lost in the PDF extraction swallows the rest of the line.
@@ -34,7 +36,7 @@ def main_answer(answer_line: str) -> str:
     and surrounding quotes/punctuation stripped; ``""`` for an empty line. Never raises.
     Example: ``"<b><u>Louis XIII</u></b> [or Louis the Just]"`` → ``"Louis XIII"``.
     """
-    text = html.unescape(answer_line or "")
+    text = _INLINE_TAG.sub("", html.unescape(answer_line or ""))
     previous = None
     while previous != text:
         previous, text = text, _BRACKETED.sub(" ", text)

@@ -146,8 +146,8 @@ class _Bot:
         if self.player_id is None:
             self.log("snapshot has no 'you': cannot tell own buzzes and bonuses apart")
         data = state.get("tossup")
-        if not data or data.get("question_id") is None:
-            self.tossup = None
+        if not data or data.get("question_id") is None or data.get("outcome") is not None:
+            self.tossup = None  # no tossup, or it has ended (answer revealed)
         else:
             tossup = self.tossup
             if tossup is None or tossup.question_id != data["question_id"]:
@@ -187,6 +187,8 @@ class _Bot:
             if data.get("player_id") == self.player_id:
                 self.stats["buzzes"] += 1
                 await self.answer(tossup)
+        elif name == "buzz_lost" and tossup is not None and data.get("question_id") == tossup.question_id:
+            tossup.buzz_sent = False  # our buzz lost the race or was dropped; later words may earn another
         elif name == "prompt" and tossup is not None and data.get("player_id") == self.player_id:
             await self.answer(tossup)
         elif name == "buzz_ruled" and tossup is not None and data.get("question_id") == tossup.question_id:

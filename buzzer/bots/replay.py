@@ -52,9 +52,9 @@ def load_buzz_file(path: str | Path, sentences_csv: str | Path | None = None) ->
     with _open(path) as handle:
         reader = csv.DictReader(handle)
         columns = {c.strip() for c in reader.fieldnames or []}
-        if RUNNER_COLUMNS <= columns:
+        if columns >= RUNNER_COLUMNS:
             return _read_runner(path, reader)
-        if EXPO_COLUMNS <= columns:
+        if columns >= EXPO_COLUMNS:
             if sentences_csv is None:
                 sentences_csv = path.parent.parent / (path.name.removesuffix(".buzz.csv") + ".csv")
             return _read_expo(path, reader, _sentence_offsets(Path(sentences_csv)))
@@ -158,7 +158,7 @@ def _bool(path: Path, line: int, row: dict[str, str | None], name: str) -> bool:
 
 
 def load_question_map(path: str | Path) -> dict[str, str]:
-    """Read ``{"<DB question id>": "<external id>", …}`` (JSON object). Raises ReplayFileError if malformed."""
+    """Read ``{"<DB question id>": "<external id>", …}``. Raises ReplayFileError unless a JSON object."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:

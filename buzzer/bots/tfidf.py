@@ -1,9 +1,9 @@
 """A TF-IDF nearest-answer guesser for tossups (pure; no Django).
 
-Every training tossup is filed under its normalised main answer (``answers.main_answer``); the questions of one
-answer are concatenated into a single class document. A question prefix is answered with the class whose TF-IDF
-vector (word unigrams + bigrams, sublinear tf, English stop words) has the highest cosine similarity. This is
-the classic QANTA-style baseline (Rodriguez et al. 2019), cheap enough to re-guess on every revealed word.
+Every training tossup is filed under its normalised main answer (``answers.main_answer``); the questions of
+one answer are concatenated into a single class document. A question prefix is answered with the class whose
+TF-IDF vector (word unigrams + bigrams, sublinear tf, English stop words) has the highest cosine similarity.
+This is the classic QANTA baseline (Rodriguez et al. 2019), cheap enough to re-guess on every revealed word.
 """
 
 from __future__ import annotations
@@ -19,13 +19,14 @@ from pathlib import Path
 import joblib
 import numpy as np
 from scipy import sparse
-from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 
 from buzzer.bots.answers import answer_key, main_answer
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
+_MODEL_FIELDS = ("counter", "weighting", "matrix", "answers", "calibration")
 
 
 @dataclass(frozen=True)
@@ -45,17 +46,21 @@ class TfidfGuesser:
 
     Build with :meth:`train` or :meth:`from_packets`, persist with :meth:`save` / :meth:`load`.
     ``answers``: list[str] (n_classes,), the display main answer of each class; ``matrix``: CSR
-    (n_classes, n_features), L2-normalised TF-IDF rows.
+    (n_classes, n_features), L2-normalised TF-IDF rows. ``counter`` + ``weighting`` are scikit-learn's
+    TfidfVectorizer split in its two halves, so that class documents are sums of per-tossup term counts and
+    one tokenisation pass serves both the model and its calibration.
     """
 
     def __init__(
         self,
-        vectorizer: TfidfVectorizer,
+        counter: CountVectorizer,
+        weighting: TfidfTransformer,
         matrix: sparse.csr_matrix,
         answers: list[str],
         calibration: _Calibration | None,
     ) -> None:
-        self.vectorizer = vectorizer
+        self.counter = counter
+        self.weighting = weighting
         self.matrix = matrix
         # (n_features, n_classes) CSR: a query row times it touches only the query's terms.
         self._by_term = matrix.T.tocsr()
@@ -70,69 +75,65 @@ class TfidfGuesser:
 
         Answer lines are reduced with ``main_answer`` and grouped by ``answer_key`` (case/accents/punctuation
         folded); the most frequent spelling names the class. Records with an empty question or main answer are
-        skipped. With ``calibrate`` (and at least 50 usable records) up to 2,000 tossups whose answer occurs
-        more than once are held out, the model refit without them is replayed on prefixes of 20–100 % of
-        their words, and a logistic regression on (top-1 cosine, margin to top-2) maps scores to P(correct);
-        otherwise confidence is the raw top-1 cosine.
+        skipped. With ``calibrate`` (and at least 50 usable records) up to 2,000 tossups drawn from the last 20 %
+        of the records (pass them in chronological order) are held out, a model without them is replayed on prefixes of 20–100 % of their words,
+        and a logistic regression on (top-1 cosine, margin to top-2) maps scores to P(correct); otherwise
+        confidence is the raw top-1 cosine.
         Raises ValueError if no usable record remains.
         """
-        rows = [
-            (question, main)
-            for question, line in records
-            if question and (main := main_answer(line)) and answer_key(main)
-        ]
-        if not rows:
+        questions, mains = [], []
+        for question, line in records:
+            if question and (main := main_answer(line)) and answer_key(main):
+                questions.append(question)
+                mains.append(main)
+        if not questions:
             raise ValueError("no usable (question, answer line) records to train on")
-        calibration = None
-        if calibrate and len(rows) >= 50:
-            calibration = cls._fit_calibration(rows, random.Random(seed))
-        vectorizer, matrix, answers = cls._fit(rows)
-        return cls(vectorizer, matrix, answers, calibration)
-
-    @staticmethod
-    def _fit(rows: list[tuple[str, str]]) -> tuple[TfidfVectorizer, sparse.csr_matrix, list[str]]:
-        texts: dict[str, list[str]] = defaultdict(list)
+        keys = [answer_key(main) for main in mains]
         spellings: dict[str, Counter[str]] = defaultdict(Counter)
-        for question, main in rows:
-            key = answer_key(main)
-            texts[key].append(question)
+        for key, main in zip(keys, mains, strict=True):
             spellings[key][main] += 1
-        keys = list(texts)
-        vectorizer = TfidfVectorizer(
-            ngram_range=(1, 2),
-            sublinear_tf=True,
-            stop_words="english",
-            strip_accents="unicode",
-            dtype=np.float32,
+        answers = [spelling.most_common(1)[0][0] for spelling in spellings.values()]
+        class_of = {key: i for i, key in enumerate(spellings)}
+        classes = np.array([class_of[key] for key in keys])
+        counter = CountVectorizer(
+            ngram_range=(1, 2), stop_words="english", strip_accents="unicode", dtype=np.float32
         )
-        matrix = vectorizer.fit_transform(" ".join(texts[k]) for k in keys).tocsr()
-        answers = [spellings[k].most_common(1)[0][0] for k in keys]
-        return vectorizer, matrix, answers
+        counts = counter.fit_transform(questions).tocsr()
+        weighting, matrix = _class_tfidf(counts, classes, len(answers))
+        model = cls(counter, weighting, matrix, answers, calibration=None)
+        if calibrate and len(questions) >= 50:
+            model.calibration = model._fit_calibration(questions, counts, classes, random.Random(seed))
+        return model
 
-    @classmethod
-    def _fit_calibration(cls, rows: list[tuple[str, str]], rng: random.Random) -> _Calibration | None:
-        counts = Counter(answer_key(main) for _, main in rows)
-        repeated = [i for i, (_, main) in enumerate(rows) if counts[answer_key(main)] > 1]
-        held = set(rng.sample(repeated, min(2000, len(repeated) // 5)))
-        if not held:
-            return None
-        model = cls(*cls._fit([r for i, r in enumerate(rows) if i not in held]), calibration=None)
+    def _fit_calibration(
+        self, questions: list[str], counts: sparse.csr_matrix, classes: np.ndarray, rng: random.Random
+    ) -> _Calibration | None:
+        # Hold out the latest records so that calibration, like live play, meets questions newer than the
+        # ones it was trained on (unseen answers included).
+        latest = range(len(questions) - len(questions) // 5, len(questions))
+        held = rng.sample(latest, min(2000, len(latest)))
+        keep = np.ones(len(questions), dtype=bool)
+        keep[held] = False
+        weighting, matrix = _class_tfidf(counts[keep], classes[keep], len(self.answers))
+        model = TfidfGuesser(self.counter, weighting, matrix, self.answers, calibration=None)
         features, labels = [], []
         for i in held:
-            question, main = rows[i]
-            words = question.split()
+            words = questions[i].split()
             prefixes = [" ".join(words[: max(1, round(f * len(words)))]) for f in _CALIBRATION_FRACTIONS]
             for guess, top1, margin in model._rank(prefixes):
                 features.append((top1, margin))
-                labels.append(answer_key(guess) == answer_key(main))
+                labels.append(guess == self.answers[classes[i]])
         if len(set(labels)) < 2:
             return None
         fit = LogisticRegression().fit(np.asarray(features), np.asarray(labels))
         return _Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
 
+    def _vectors(self, texts: list[str]) -> sparse.csr_matrix:
+        return self.weighting.transform(self.counter.transform(texts))
+
     def _rank(self, texts: list[str]) -> Iterator[tuple[str, float, float]]:
         """Yield (best answer, top-1 cosine, top-1 − top-2 cosine) per text."""
-        scores = (self.vectorizer.transform(texts) @ self._by_term).toarray()
+        scores = (self._vectors(texts) @ self._by_term).toarray()
         for row in scores:
             if row.size == 1:
                 yield self.answers[0], float(row[0]), float(row[0])
@@ -152,28 +153,13 @@ class TfidfGuesser:
             return answer, 0.0
         return answer, self.calibration(top1, margin) if self.calibration else top1
 
-    def guesses(self, text_so_far: str, k: int = 3) -> list[tuple[str, float]]:
-        """Top-``k`` ``(main answer, cosine)`` pairs, best first (used for the answer to a prompt)."""
-        row = (self.vectorizer.transform([text_so_far]) @ self._by_term).toarray()[0]
-        order = np.argsort(-row)[:k]
-        return [(self.answers[i], float(row[i])) for i in order]
-
     def bonus_guess(self, leadin: str, part_text: str) -> str:
         """Main answer for a bonus part, guessed from the part text with the leadin as context."""
         return self.guess(f"{leadin} {part_text}")[0]
 
     def save(self, path: str | Path) -> None:
         """Write the fitted model to ``path`` (joblib, compressed)."""
-        joblib.dump(
-            {
-                "vectorizer": self.vectorizer,
-                "matrix": self.matrix,
-                "answers": self.answers,
-                "calibration": self.calibration,
-            },
-            path,
-            compress=3,
-        )
+        joblib.dump({name: getattr(self, name) for name in _MODEL_FIELDS}, path, compress=3)
 
     @classmethod
     def load(cls, path: str | Path) -> TfidfGuesser:
@@ -182,9 +168,9 @@ class TfidfGuesser:
         Only load files you wrote yourself: joblib unpickles arbitrary objects.
         """
         blob = joblib.load(path)
-        if not isinstance(blob, dict) or set(blob) != {"vectorizer", "matrix", "answers", "calibration"}:
+        if not isinstance(blob, dict) or set(blob) != set(_MODEL_FIELDS):
             raise ValueError(f"{path}: not a TfidfGuesser model file")
-        return cls(blob["vectorizer"], blob["matrix"], blob["answers"], blob["calibration"])
+        return cls(*(blob[name] for name in _MODEL_FIELDS))
 
     @classmethod
     def from_packets(
@@ -194,9 +180,9 @@ class TfidfGuesser:
         sets: Collection[str] | None = None,
         **train_kwargs: bool,
     ) -> TfidfGuesser:
-        """Train on the tossups of a qbreader JSONL.gz dump (one JSON object per line, ``type`` = tossup|bonus).
+        """Train on the tossups of a qbreader JSONL.gz dump (one JSON object a line, ``type`` tossup|bonus).
 
-        ``max_year``: keep tossups with ``year`` ≤ max_year (inclusive); ``sets``: keep only these ``set`` names.
+        ``max_year``: keep tossups with ``year`` ≤ max_year (inclusive); ``sets``: keep only these set names.
         Raises FileNotFoundError for a missing file and ValueError (with the line number) for a bad line.
         """
         return cls.train(read_packet_tossups(path, max_year=max_year, sets=sets), **train_kwargs)
@@ -225,8 +211,26 @@ def read_packet_tossups(
             if item.get("type") != "tossup" or (sets is not None and item.get("set") not in sets):
                 continue
             year = item.get("year")
-            if (min_year is not None or max_year is not None) and year is None:
-                continue
-            if (min_year is not None and year < min_year) or (max_year is not None and year > max_year):
+            if isinstance(year, int):
+                if (min_year is not None and year < min_year) or (max_year is not None and year > max_year):
+                    continue
+            elif min_year is not None or max_year is not None:
                 continue
             yield item.get("question") or "", item.get("answer") or ""
+
+
+def _class_tfidf(
+    counts: sparse.csr_matrix, classes: np.ndarray, n_classes: int
+) -> tuple[TfidfTransformer, sparse.csr_matrix]:
+    """Sum per-tossup term counts (n_tossups, n_features) into class documents and weight them.
+
+    classes: int array (n_tossups,), class index of each tossup. Returns the fitted sublinear-tf TF-IDF
+    weighting and the L2-normalised class matrix (n_classes, n_features).
+    """
+    membership = sparse.csr_matrix(
+        (np.ones(len(classes), dtype=np.float32), (classes, np.arange(len(classes)))),
+        shape=(n_classes, len(classes)),
+    )
+    class_counts = membership @ counts
+    weighting = TfidfTransformer(sublinear_tf=True).fit(class_counts)
+    return weighting, weighting.transform(class_counts).tocsr()

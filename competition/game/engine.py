@@ -38,14 +38,14 @@ from .commands import (
     Tick,
     Undo,
 )
-from .specs import PlayerSpec
+from .specs import BonusSpec, PlayerSpec
 from .state import BONUS_PHASES, LIVE_PHASES, TOSSUP_PHASES, BonusRun, MatchState, TossupRun, deadlines
 
 RACE_RULE = (
     "min_token_index, then corrected_press_at (else arrival), then lighter weight class, then player_id"
 )
 WEIGHT_RANK = {"light": 1, "mid": 2, "heavy": 3}
-# Candidate fields published in the race event (internal ones like release_at stay in state).
+# Candidate fields published in the race event (release_at, a bot's earliest press, stays in state).
 CANDIDATE_FIELDS = (
     "player_id",
     "team_id",
@@ -101,6 +101,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
         case Adjust():
             if st.team(cmd.team_id) is None:
                 raise RuleViolation("unknown_team")
+            if not isinstance(cmd.points, int) or isinstance(cmd.points, bool):
+                raise RuleViolation("bad_value", "points must be an integer")
             st.scores[str(cmd.team_id)] += cmd.points
             st.adjustments.append(
                 {"team_id": cmd.team_id, "points": cmd.points, "reason": cmd.reason, "at": now}
@@ -347,6 +349,7 @@ def _buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         "client_time": cmd.client_time,
         "corrected_press_at": cmd.corrected_press_at,
         "accepted_at": None,
+        "release_at": None,
     }
     if player.kind == "bot":
         preset = st.config.preset
@@ -357,9 +360,9 @@ def _buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         if token_index % preset.buzz_period:
             raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
         delay = preset.bot_delay if preset.bot_delay is not None else st.config.bot_delay
-        release_at = t.revealed_at[token_index] + delay
-        if release_at > now:
-            t.held.append({**candidate, "release_at": release_at})
+        candidate["release_at"] = t.revealed_at[token_index] + delay
+        if candidate["release_at"] > now:
+            t.held.append(candidate)
             return
     _add_candidate(t, candidate, now, st.config.collection_window)
 
@@ -379,9 +382,8 @@ def _release_bot(st: MatchState, at: float, ev: list[Event]) -> None:
     t = _tossup(st)
     held = min(t.held, key=lambda h: (h["release_at"], h["player_id"]))
     t.held.remove(held)
-    candidate = {k: v for k, v in held.items() if k != "release_at"}
     if st.phase in LIVE_PHASES:
-        _add_candidate(t, candidate, at, st.config.collection_window)
+        _add_candidate(t, held, at, st.config.collection_window)
     else:
         ev.append(_buzz_lost(t.question_id, held["player_id"], "outraced"))
 
@@ -391,6 +393,8 @@ def _resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
 
     def rank(c: dict[str, Any]) -> tuple[int, float, int, int]:
         press = c["corrected_press_at"] if c["corrected_press_at"] is not None else c["accepted_at"]
+        if c["release_at"] is not None:  # a bot's press counts from the end of its reaction delay
+            press = max(press, c["release_at"])
         weight = 0 if c["kind"] == "human" else WEIGHT_RANK.get(c["weight_class"], len(WEIGHT_RANK) + 1)
         return (c["token_index"], press, weight, c["player_id"])
 
@@ -398,14 +402,18 @@ def _resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
     winner = candidates[0]
     eligible = [p.player_id for p in st.players if p.team_id not in t.locked_teams]
     spec = st.tossups[t.index]
-    t.candidates, t.race_deadline = [], None
+    count = len(spec.tokens)
+    # Bot buzzes still in their reaction delay pressed after the winner counted: they lost.
+    outraced = [*candidates[1:], *t.held]
+    t.candidates, t.held, t.race_deadline = [], [], None
     t.next_word_at = None
     t.locked_teams.append(winner["team_id"])
     t.buzz = {
         **winner,
-        "token_count": len(spec.tokens),
+        "token_count": count,
         "revealed_at": t.revealed_at[winner["token_index"]],
-        "fully_read": t.revealed == len(spec.tokens),
+        # Neg or not is decided by the read when the buzz arrived, not when the window closed.
+        "fully_read": t.revealed == count and t.revealed_at[-1] <= winner["accepted_at"],
         "answer_deadline": at + st.config.answer_window,
         "prompts": 0,
         "guess": "",
@@ -428,7 +436,7 @@ def _resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
             "moderator",
         )
     )
-    for loser in candidates[1:]:
+    for loser in outraced:
         ev.append(_buzz_lost(t.question_id, loser["player_id"], "outraced"))
     player, team = _player(st, winner["player_id"]), st.team(winner["team_id"])
     b = t.buzz
@@ -474,7 +482,10 @@ def _answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
         raise RuleViolation("wrong_question")
     b = t.buzz
     if b is None or b["player_id"] != player.player_id:
-        closed = player.team_id in t.locked_teams
+        closed = any(
+            h["kind"] == "tossup" and h["tossup_index"] == t.index and h["player_id"] == player.player_id
+            for h in st.history
+        )
         raise RuleViolation("answer_window_closed" if closed else "not_your_buzz")
     if st.phase != "answering":
         raise RuleViolation("answer_window_closed", "the answer is waiting for the moderator")
@@ -619,10 +630,13 @@ def _eligible_teams(st: MatchState, t: TossupRun) -> set[int]:
 # -- bonuses ------------------------------------------------------------------------------
 
 
-def _bonus_parts(st: MatchState) -> int:
+def _bonus_spec(st: MatchState) -> BonusSpec:
     b = _bonus(st)
-    spec = next(s for s in st.bonuses if s.bonus_id == b.bonus_id)
-    return min(len(spec.parts), st.config.preset.bonus_parts)
+    return next(s for s in st.bonuses if s.bonus_id == b.bonus_id)
+
+
+def _bonus_parts(st: MatchState) -> int:
+    return min(len(_bonus_spec(st).parts), st.config.preset.bonus_parts)
 
 
 def _start_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> None:
@@ -644,7 +658,7 @@ def _start_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> No
 
 def _open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
     b = _bonus(st)
-    spec = st.bonuses[st.bonus_index - 1].parts[part]
+    spec = _bonus_spec(st).parts[part]
     b.part, b.pending = part, None
     b.deadline = at + st.config.bonus_part_window
     st.phase = "bonus"
@@ -709,7 +723,7 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
 def _rule_bonus(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None:
     """Score the open bonus part (ruling: correct|wrong|no_penalty|timeout) and move on."""
     b = _bonus(st)
-    spec = st.bonuses[st.bonus_index - 1].parts[b.part]
+    spec = _bonus_spec(st).parts[b.part]
     pending = b.pending or {"player_id": None, "guess": "", "verdict": ""}
     answerer: PlayerSpec | None = None if pending["player_id"] is None else st.player(pending["player_id"])
     bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
@@ -788,6 +802,7 @@ def _undo(st: MatchState, ev: list[Event]) -> None:
     data: dict[str, Any] = {
         "question_id": entry.get("question_id"),
         "player_id": entry["player_id"],
+        "team_id": entry["team_id"],
         "points_reversed": entry["points"],
         "scores": _scores(st),
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from scoring.rules import Preset, load_preset
@@ -104,7 +104,7 @@ class MatchConfig:
     ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
     """
 
-    preset: Preset = field(default_factory=lambda: load_preset("naqt"))
+    preset: Preset
     wpm: float = 200
     answer_window: float = 8.0
     dead_time: float = 5.0
@@ -126,7 +126,7 @@ class MatchConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchConfig:
-        """Inverse of :meth:`to_dict`; ``preset`` may also be a preset name."""
-        preset = d.get("preset", "naqt")
+        """Inverse of :meth:`to_dict`; ``preset`` may also be a preset name (ValueError if unknown)."""
+        preset = d["preset"]
         preset = load_preset(preset) if isinstance(preset, str) else Preset.from_dict(preset)
         return cls(**{**d, "preset": preset})

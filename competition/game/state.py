@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
 from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec
@@ -12,6 +12,7 @@ from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, Tea
 LIVE_PHASES = ("reading", "dead_time")
 TOSSUP_PHASES = ("reading", "dead_time", "answering", "ruling")
 BONUS_PHASES = ("bonus", "bonus_ruling")
+SPEC_FIELDS = ("teams", "players", "tossups", "bonuses")
 
 
 @dataclass
@@ -100,12 +101,13 @@ class MatchState:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; ``MatchState.from_dict(s.to_dict()) == s``."""
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in SPEC_FIELDS}
         d["config"] = self.config.to_dict()
-        for name in ("teams", "players", "tossups", "bonuses", "tossup", "bonus"):
-            value = d[name]
-            d[name] = [asdict(v) for v in value] if isinstance(value, list) else value and asdict(value)
-        return copy.deepcopy(d)
+        for name in SPEC_FIELDS:
+            d[name] = [_plain(v) for v in getattr(self, name)]
+        d["tossup"] = self.tossup and asdict(self.tossup)
+        d["bonus"] = self.bonus and asdict(self.bonus)
+        return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchState:
@@ -121,6 +123,15 @@ class MatchState:
         d["tossup"] = d["tossup"] and TossupRun(**d["tossup"])
         d["bonus"] = d["bonus"] and BonusRun(**d["bonus"])
         return cls(**d)
+
+
+def _plain(value: Any) -> Any:
+    """``asdict`` for the frozen specs without its per-string deepcopy (they hold no dicts)."""
+    if isinstance(value, list):
+        return [v if isinstance(v, str) else _plain(v) for v in value]
+    if is_dataclass(value):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    return value
 
 
 def deadlines(st: MatchState) -> list[tuple[float, int, str]]:

@@ -64,7 +64,10 @@ def test_ref_is_echoed_on_errors_but_only_scalars():
         ({"name": "speed", "wpm": 250}, game.SetSpeed(250)),
         ({"name": "skip"}, game.Skip()),
         ({"name": "rule", "outcome": "accept"}, game.Rule("accept")),
-        ({"name": "rule", "outcome": "prompt", "directed_prompt": "Full name?"}, game.Rule("prompt", "Full name?")),
+        (
+            {"name": "rule", "outcome": "prompt", "directed_prompt": "Full name?"},
+            game.Rule("prompt", "Full name?"),
+        ),
         ({"name": "undo"}, game.Undo()),
         ({"name": "adjust", "team_id": 3, "points": -5, "reason": "protest"}, game.Adjust(3, -5, "protest")),
         ({"name": "next"}, game.Next()),

@@ -44,9 +44,11 @@ def make_state(
     power_after: int | None = 4,
     with_bot: bool = True,
     bot_class: str = "mid",
+    texts: list[str] | None = None,
     **config: Any,
 ) -> MatchState:
-    """Teams A (players 11, 12), B (21) and optionally a bot team (31); question ids 100+i,
+    """Teams A (players 11, 12), B (21) and optionally a bot team (31); question ids 100+i
+    (``texts`` overrides the generated tossup texts),
     answer lines ANSWER-LINE-<i> (never used as a guess), bonus ids 500+i."""
     cfg = MatchConfig(preset=load_preset(preset), wpm=WPM, **config)
     teams = [TeamSpec(TEAM_A, "Alpha", "human"), TeamSpec(TEAM_B, "Beta", "human")]
@@ -58,12 +60,12 @@ def make_state(
     if with_bot:
         teams.append(TeamSpec(TEAM_BOT, "Robots", "bot"))
         players.append(PlayerSpec(BOT, TEAM_BOT, "robo", "bot", bot_class))
-    qs = [
-        tokenize_tossup(100 + i, tossup_text(i, words, power_after), f"ANSWER-LINE-{i}", "Science")
-        for i in range(tossups)
-    ]
+    texts = texts or [tossup_text(i, words, power_after) for i in range(tossups)]
+    qs = [tokenize_tossup(100 + i, text, f"ANSWER-LINE-{i}", "Science") for i, text in enumerate(texts)]
     bs = [
-        BonusSpec(500 + i, f"lead-in {i}", [BonusPartSpec(f"part {k}", f"BONUS-LINE-{i}-{k}") for k in range(3)])
+        BonusSpec(
+            500 + i, f"lead-in {i}", [BonusPartSpec(f"part {k}", f"BONUS-LINE-{i}-{k}") for k in range(3)]
+        )
         for i in range(bonuses)
     ]
     return new_match(cfg, teams, players, qs, bs)

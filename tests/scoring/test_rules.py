@@ -7,7 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from scoring.rules import PRESETS_DIR, Preset, bonus_points, deflate, known_presets, load_preset, tossup_points
+from scoring.rules import (
+    PRESETS_DIR,
+    Preset,
+    bonus_points,
+    deflate,
+    known_presets,
+    load_preset,
+    tossup_points,
+)
 
 
 def test_shipped_presets_load_and_round_trip():
@@ -39,7 +47,12 @@ def test_unknown_preset_names_the_known_ones(name):
 
 @pytest.mark.parametrize(
     "bad",
-    [{"name": "x", "bogus": 1}, {"power": 15}, {"name": "x", "buzz_period": 0}, {"name": "x", "bot_delay": -1}],
+    [
+        {"name": "x", "bogus": 1},
+        {"power": 15},
+        {"name": "x", "buzz_period": 0},
+        {"name": "x", "bot_delay": -1},
+    ],
 )
 def test_from_dict_rejects_bad_presets(bad):
     with pytest.raises(ValueError):
@@ -52,7 +65,8 @@ HVC = load_preset("hvc")
 NEG_AFTER_NEG = replace(NAQT, name="negneg", neg_after_neg=True)
 
 
-# (preset, correct, token_index, token_count, power_index, superpower_index, fully_read, prior_neg, class, points)
+# preset, correct, token_index, token_count, power_index, superpower_index, fully_read, prior_neg,
+# weight class, expected points
 @pytest.mark.parametrize(
     "preset,correct,ti,n,pw,sp,full,prior,wc,expected",
     [

@@ -1,6 +1,6 @@
 """``manage.py runbot``: seat a bot in a match over the player websocket protocol.
 
-    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.jsonl.gz \
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.gz \
         [--max-year 2020] [--model-cache model.joblib] [--threshold 0.5]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
         [--sentences CATEGORY.csv] [--question-map map.json]
@@ -44,7 +44,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         guesser = self._replay(options) if options["bot"] == "replay" else self._tfidf(options)
-        url = f"{options['url'].rstrip('/')}/ws/match/{quote(options['code'])}/play/?token={quote(options['token'])}"
+        base, code, token = options["url"].rstrip("/"), quote(options["code"]), quote(options["token"])
+        url = f"{base}/ws/match/{code}/play/?token={token}"
         stats = asyncio.run(
             run_bot(
                 url,

@@ -41,13 +41,15 @@ class Command(BaseCommand):
         parser.add_argument("--lan", action="store_true", help="listen on all interfaces so tablets can join")
         parser.add_argument("--wpm", type=float, default=200.0)
         parser.add_argument("--preset", default="naqt")
-        parser.add_argument("--auto-rule", action="store_true", help="apply the judge's verdicts without a moderator")
+        parser.add_argument(
+            "--auto-rule", action="store_true", help="apply the judge's verdicts without a moderator"
+        )
         parser.add_argument("--no-bot", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
         call_command("migrate", verbosity=0)
-        import_file(DEMO_PACKET, fmt="demo")
-        qset = QuestionSet.objects.get(source="demo")
+        counts = import_file(DEMO_PACKET, fmt="demo")
+        qset = QuestionSet.objects.get(name=next(iter(counts["sets"])))
         tossups = [t.id for p in qset.packets.order_by("id") for t in p.tossups.order_by("number")]
         bonuses = [b.id for p in qset.packets.order_by("id") for b in p.bonuses.order_by("number")]
         match = services.create_match(
@@ -61,7 +63,7 @@ class Command(BaseCommand):
         )
         redis_url, redis_proc = launcher.ensure_redis()
         env = launcher.child_env(REDIS_URL=redis_url)
-        logs = Path(settings.BASE_DIR) / "run"
+        logs = Path(settings.BASE_DIR) / "var"
         logs.mkdir(exist_ok=True)
         host = "0.0.0.0" if opts["lan"] else "127.0.0.1"
         port = opts["port"]
@@ -95,7 +97,11 @@ class Command(BaseCommand):
 
     def _start_bot(self, match, port: int, env: dict[str, str], logs: Path) -> subprocess.Popen:
         bot = match.players.get(kind="bot")
-        train = ["--train", str(QBREADER), "--max-year", "2020"] if QBREADER.exists() else ["--train", str(DEMO_PACKET)]
+        train = (
+            ["--train", str(QBREADER), "--max-year", "2020"]
+            if QBREADER.exists()
+            else ["--train", str(DEMO_PACKET)]
+        )
         cmd = [
             sys.executable, "manage.py", "runbot", "--url", f"ws://127.0.0.1:{port}",
             "--code", match.join_code, "--token", bot.token, "--bot", "tfidf", *train,

@@ -54,13 +54,15 @@ class Command(BaseCommand):
         except QuestionFileError as exc:
             raise CommandError(f"nothing imported: {exc}") from exc
         counts = write_questions(parsed)
+        n_sets = len(counts["sets"])
         for name, per_set in sorted(counts["sets"].items()):
             self.stdout.write(f"{name}: {per_set['tossups']} tossups, {per_set['bonuses']} bonuses")
         for message in (m for f in parsed for m in f.skipped):
             self.stderr.write(f"skipped {message}")
         self.stdout.write(
             self.style.SUCCESS(
-                f"{counts['tossups']} tossups and {counts['bonuses']} bonuses in {len(counts['sets'])} sets: "
+                f"{counts['tossups']} tossups and {counts['bonuses']} bonuses "
+                f"in {n_sets} set{'s' * (n_sets != 1)}: "
                 f"{counts['created']} created, {counts['updated']} updated, {counts['unchanged']} unchanged, "
                 f"{counts['skipped']} skipped"
             )

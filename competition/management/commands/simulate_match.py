@@ -5,6 +5,7 @@ the IRT fit and write a JSON report. See README "Simulated match"."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import sys
@@ -23,6 +24,8 @@ from competition.importers import import_file
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
+
+DEFAULT_BOT_THRESHOLD = 0.5
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:
@@ -48,7 +51,9 @@ class Command(BaseCommand):
         parser.add_argument("--bot-delay-ms", type=float, default=None)
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--report", default="report.json")
-        parser.add_argument("--server", help="use this running server (http://host:port) instead of starting one")
+        parser.add_argument(
+            "--server", help="use this running server (http://host:port) instead of starting one"
+        )
         parser.add_argument("--timeout", type=float, default=1800.0)
 
     def handle(self, *args: Any, **opts: Any) -> None:
@@ -92,7 +97,9 @@ class Command(BaseCommand):
         for t, team in enumerate(team_names):
             skills = [rng.gauss(0.0, 1.0) for _ in range(opts["players_per_team"])]
             for p, skill in enumerate(skills):
-                player = services.join_match(code=match.join_code, name=f"m{match.id}-t{t + 1}p{p + 1}", team=team)
+                player = services.join_match(
+                    code=match.join_code, name=f"m{match.id}-t{t + 1}p{p + 1}", team=team
+                )
                 roster.append((player, skill, max(skills), p == 0))
         procs: list[Any] = []
         try:
@@ -119,7 +126,7 @@ class Command(BaseCommand):
             events = asyncio.run(self._play(sims, guesser, bot_url, mod_url, opts))
             fit = self._wait_for_fit(match, opts["timeout"])
         finally:
-            launcher.stop(*procs)
+            launcher.stop(*reversed(procs))
         report = self._report(match, sims, events, fit, time.time() - started)
         Path(opts["report"]).write_text(json.dumps(report, indent=2))
         self.stdout.write(
@@ -140,7 +147,9 @@ class Command(BaseCommand):
             path = Path(opts["packets"])
             if not path.exists():
                 raise CommandError(f"{path}: no such file")
-            counts = import_file(path, sets=[opts["set_name"]])
+            counts = import_file(path, sets=[opts["set_name"]], skip_invalid=True)
+            if counts.get("skipped"):
+                self.stdout.write(f"skipped {len(counts['skipped'])} invalid records (see import_questions)")
         set_name = opts["set_name"] if opts["packets"] and not opts["demo"] else next(iter(counts["sets"]))
         qset = QuestionSet.objects.filter(name=set_name).first()
         if qset is None:
@@ -155,21 +164,18 @@ class Command(BaseCommand):
     def _guesser(self, opts: dict[str, Any]):
         if opts["bot"] == "none":
             return None
-        from buzzer.bots.tfidf import TfidfGuesser
-
         train = opts["bot_train"] or opts["packets"]
         if not train:
             path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
             raise CommandError(f"--bot-train is required (e.g. a qbreader packet file; not {path})")
-        self.stdout.write(f"training the TF-IDF bot on {train} (max year {opts['bot_train_max_year']})…")
-        return TfidfGuesser.cached_from_packets(train, max_year=opts["bot_train_max_year"])
+        return _cached_guesser(Path(train), opts["bot_train_max_year"], self.stdout.write)
 
     def _start_stack(self, procs: list[Any]) -> str:
         """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB."""
         redis_url, redis_proc = launcher.ensure_redis()
         procs.append(redis_proc)
         env = launcher.child_env(REDIS_URL=redis_url)
-        logs = Path(settings.BASE_DIR) / "run"
+        logs = Path(settings.BASE_DIR) / "var"
         logs.mkdir(exist_ok=True)
         procs.append(launcher.start_worker(env, log=logs / "worker.log"))
         port = launcher.free_port()
@@ -181,8 +187,8 @@ class Command(BaseCommand):
         if guesser is not None:
             from buzzer.bots.client import run_bot
 
-            kwargs = {} if opts["bot_threshold"] is None else {"threshold": opts["bot_threshold"]}
-            tasks.append(asyncio.create_task(run_bot(bot_url, guesser, **kwargs)))
+            threshold = DEFAULT_BOT_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
+            tasks.append(asyncio.create_task(run_bot(bot_url, guesser, threshold=threshold)))
         await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
         try:
             events = await moderate(mod_url, timeout=opts["timeout"])
@@ -201,14 +207,16 @@ class Command(BaseCommand):
             if fit is not None and fit.status == Fit.Status.FAILED:
                 raise CommandError(f"IRT fit failed: {fit.error}")
             time.sleep(0.5)
-        raise CommandError(f"no IRT fit for match {match.id} after {timeout:.0f}s (is the Celery worker running?)")
+        raise CommandError(
+            f"no IRT fit for match {match.id} after {timeout:.0f}s (is the Celery worker running?)"
+        )
 
     # --- report ----------------------------------------------------------------------------
 
     def _report(self, match: Match, sims, events, fit: Fit, duration: float) -> dict[str, Any]:
         match.refresh_from_db()
         teams = {t.id: t.name for t in match.teams.all()}
-        scores = match.state["scores"] if "scores" in match.state else {}
+        scores = match.state.get("scores", {})
         scoreboard = {teams[int(k)]: v for k, v in scores.items()}
         bonus_points = {name: 0 for name in teams.values()}
         for r in BonusPartResult.objects.filter(match=match).exclude(ruling="undone"):
@@ -237,7 +245,12 @@ class Command(BaseCommand):
         true_skill = {f"human:{s.name}": s.true_skill for s in sims}
         leaderboard = []
         for s in fit.skills.all():
-            row = {"subject": s.subject.split(":", 1)[1], "kind": s.kind, "skill": s.skill, "skill_se": s.skill_se}
+            row = {
+                "subject": s.subject.split(":", 1)[1],
+                "kind": s.kind,
+                "skill": s.skill,
+                "skill_se": s.skill_se,
+            }
             if s.subject in true_skill:
                 row["true_skill"] = true_skill[s.subject]
             leaderboard.append(row)
@@ -264,12 +277,34 @@ class Command(BaseCommand):
             "buzzes": buzzes,
             "races": races,
             "leaderboard": leaderboard,
-            "human_skill_spearman": _spearman([r["skill"] for r in humans], [r["true_skill"] for r in humans]),
+            "human_skill_spearman": _spearman(
+                [r["skill"] for r in humans], [r["true_skill"] for r in humans]
+            ),
             "questions": questions,
             "advscore": fit.summary,
             "fit": {"id": fit.id, "duration_s": fit.duration_s, "n_responses": fit.n_responses},
             "python": sys.version.split()[0],
         }
+
+
+def _cached_guesser(train: Path, max_year: int | None, say) -> Any:
+    """Train the TF-IDF bot once per (file, size, mtime, max year); later runs load it."""
+    from buzzer.bots.tfidf import TfidfGuesser
+
+    if not train.exists():
+        raise CommandError(f"{train}: no such file")
+    stat = train.stat()
+    key = hashlib.sha256(
+        f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}".encode()
+    ).hexdigest()
+    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"tfidf-{key[:16]}.joblib"
+    if cache.exists():
+        return TfidfGuesser.load(cache)
+    say(f"training the TF-IDF bot on {train} (max year {max_year})…")
+    guesser = TfidfGuesser.from_packets(train, max_year=max_year)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    guesser.save(cache)
+    return guesser
 
 
 def _spearman(a: list[float], b: list[float]) -> float | None:

@@ -1,0 +1,156 @@
+// The moderator dashboard: the `moderate` socket, the question with its answer line, the
+// judge's suggestion and the ruling buttons (keys a/r/n/p), match controls, scores and a log.
+import {
+  MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader, renderScoreboard,
+  renderWords, setConn, teamName, toast,
+} from "./match.js";
+
+const $ = (id) => document.getElementById(id);
+const page = pageData();
+let m = null;
+
+const socket = new MatchSocket({
+  code: page.code,
+  role: "moderate",
+  token: page.token,
+  onSnapshot(state, seq) {
+    m = modelFromSnapshot(state);
+    log(`snapshot at seq ${seq} (${m.status}, ${m.phase})`);
+    render();
+  },
+  onEvent(type, d, seq) {
+    log(describe(type, d), seq);
+    // bonus_part events carry no answer line: the moderator's snapshot does.
+    if (applyEvent(m, type, d) === "resync" || type === "bonus_part") socket.resync();
+    render();
+  },
+  onError: (err) => toast(`${err.code}: ${err.message}`),
+  onStatus: setConn,
+});
+
+function player(id) {
+  return (m.players.find((p) => p.id === id) || {}).name || `player ${id}`;
+}
+
+function describe(type, d) {
+  switch (type) {
+    case "words": return `words ${d.start}–${d.start + d.words.length - 1}`;
+    case "tossup_started": return `tossup ${d.index + 1} started (${d.token_count} words)`;
+    case "buzz": return `BUZZ ${d.player} (${d.team}, ${d.kind}) at word ${d.token_index}`;
+    case "answer_given": return `${player(d.player_id)} answered “${d.guess}” → judge: ${d.verdict}${d.reason ? ` (${d.reason})` : ""}`;
+    case "buzz_ruled": return `${player(d.player_id)}: ${d.ruling} ${d.points}`;
+    case "tossup_ended": return `tossup ended: ${d.outcome}`;
+    case "bonus_answer_given": return `bonus part ${d.part + 1}: “${d.guess}” → judge: ${d.verdict}`;
+    case "bonus_part_ruled": return `bonus part ${d.part + 1}: ${d.ruling} ${d.points}`;
+    case "points_adjusted": return `${teamName(m, d.team_id)} ${d.points} points: ${d.reason}`;
+    case "question_flagged": return `flag from ${d.reporter}: ${d.problem}`;
+    case "bonus_started": return `bonus for ${teamName(m, d.team_id)}`;
+    case "bonus_part": return `bonus part ${d.part + 1} read`;
+    case "buzz_received": return `buzz received from ${player(d.player_id)} at word ${d.token_index}`;
+    case "tossup_answer": return "answer line sent to the moderator";
+    case "race": return `race: ${d.candidates.length} candidate(s), rule ${d.rule}`;
+    default: return `${type} ${Object.keys(d).length ? JSON.stringify(d).slice(0, 120) : ""}`;
+  }
+}
+
+function log(text, seq = null) {
+  const li = document.createElement("li");
+  li.textContent = `${new Date().toLocaleTimeString()} ${seq !== null ? `#${seq} ` : ""}${text}`;
+  const list = $("log");
+  list.prepend(li);
+  while (list.children.length > 300) list.lastChild.remove();
+}
+
+function render() {
+  if (!m) return;
+  const t = m.tossup;
+  renderHeader(m);
+  renderScoreboard($("scoreboard"), m);
+  renderWords($("q-text"), t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null });
+  $("q-progress").textContent = t ? `· word ${t.words.length}/${t.token_count} · ${m.phase}${m.paused ? " (paused)" : ""}` : "";
+  $("q-answer").innerHTML = t && t.answer_line ? answerHtml(t.answer_line) : "—";
+  $("status-line").textContent = `${m.status} · ${m.wpm} wpm`;
+  $("btn-pause").textContent = m.paused ? "Resume" : "Pause";
+  $("btn-pause").dataset.cmd = m.paused ? "resume" : "pause";
+  if (document.activeElement !== $("wpm")) $("wpm").value = Math.round(m.wpm);
+
+  const teamSelect = $("adjust-team");
+  if (teamSelect.options.length !== m.teams.length) {
+    teamSelect.innerHTML = m.teams.map((x) => `<option value="${x.id}">${escapeHtml(x.name)}</option>`).join("");
+  }
+
+  // Ruling panel: the pending tossup buzz, or the pending bonus answer.
+  const buzz = t && t.buzz && ["answering", "ruling"].includes(m.phase) ? t.buzz : null;
+  const bonusPending = m.bonus && m.phase === "bonus_ruling" ? m.bonus.pending : null;
+  $("ruling").hidden = !buzz && !bonusPending;
+  if (buzz) {
+    $("buzz-line").textContent = `${player(buzz.player_id)} (${teamName(m, buzz.team_id)}) buzzed at word ${buzz.token_index}`;
+    $("judge-line").innerHTML = buzz.guess != null
+      ? `Answer: <strong>“${escapeHtml(buzz.guess)}”</strong> — judge suggests <strong>${escapeHtml(buzz.verdict)}</strong>${buzz.reason ? ` <span class="muted">(${escapeHtml(buzz.reason)})</span>` : ""}${buzz.directed_prompt ? ` · prompt: “${escapeHtml(buzz.directed_prompt)}”` : ""}`
+      : "waiting for the answer…";
+    if (buzz.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = buzz.directed_prompt;
+  } else if (bonusPending) {
+    $("buzz-line").textContent = `Bonus part ${bonusPending.part + 1} (${teamName(m, m.bonus.team_id)})`;
+    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong>${escapeHtml(bonusPending.verdict)}</strong>`;
+  } else {
+    $("directed-prompt").value = "";
+  }
+  renderBonus();
+}
+
+function renderBonus() {
+  const b = m.bonus;
+  $("bonus").hidden = !b;
+  if (!b) return;
+  const parts = b.parts
+    .map((p) => {
+      const res = p.result ? ` → <strong>${escapeHtml(p.result.ruling)}</strong> (${p.result.points})` : "";
+      const ans = p.answer_line ? `<br><span class="muted">Answer:</span> ${answerHtml(p.answer_line)}` : "";
+      return `<li${p.part === b.part && !b.ended ? ' class="current"' : ""}>[${p.value}] ${escapeHtml(p.text)}${ans}${res}</li>`;
+    })
+    .join("");
+  $("bonus").innerHTML = `<p><strong>Bonus for ${escapeHtml(teamName(m, b.team_id))}</strong> ${escapeHtml(b.leadin)}</p><ol>${parts}</ol>${b.ended ? `<p>Bonus total: ${b.points}</p>` : ""}`;
+}
+
+function command(name, extra = {}) {
+  socket.send({ type: "command", name, ...extra });
+}
+
+function rule(outcome) {
+  if ($("ruling").hidden) return;
+  const extra = { outcome };
+  const directed = $("directed-prompt").value.trim();
+  if (outcome === "prompt" && directed) extra.directed_prompt = directed;
+  command("rule", extra);
+}
+
+document.querySelector(".controls").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-cmd]");
+  if (!btn) return;
+  if (btn.dataset.cmd === "end" && !confirm("End the match?")) return;
+  command(btn.dataset.cmd);
+});
+$("ruling").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-rule]");
+  if (btn) rule(btn.dataset.rule);
+});
+$("speed-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  command("speed", { wpm: Number($("wpm").value) });
+});
+$("adjust-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  command("adjust", { team_id: Number($("adjust-team").value), points: Number($("adjust-points").value), reason: $("adjust-reason").value.trim() });
+  $("adjust-points").value = "";
+  $("adjust-reason").value = "";
+});
+document.addEventListener("keydown", (ev) => {
+  if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const outcome = { a: "accept", r: "reject", n: "no_penalty", p: "prompt" }[ev.key.toLowerCase()];
+  if (outcome) {
+    ev.preventDefault();
+    rule(outcome);
+  }
+});
+
+socket.connect();

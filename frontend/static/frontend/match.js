@@ -1,0 +1,409 @@
+// Shared by the player, moderator and spectator pages: the reconnecting match socket, the
+// local match model (snapshot + events, docs/PROTOCOL.md) and small rendering helpers.
+
+export const LIVE_PHASES = ["reading", "dead_time"];
+
+/** JSON embedded by Django's json_script. */
+export function pageData(id = "page-data") {
+  const el = document.getElementById(id);
+  return el ? JSON.parse(el.textContent) : {};
+}
+
+export function escapeHtml(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+}
+
+/** Answer lines carry <b><u>…</u></b> for the required part: keep only those inline tags. */
+export function answerHtml(s) {
+  return escapeHtml(s).replace(/&lt;(\/?)(b|u|i|em|strong)&gt;/gi, "<$1$2>");
+}
+
+let toastTimer = null;
+/** Show a message briefly (errors in red, info in dark). */
+export function toast(message, kind = "error", ms = 3500) {
+  const el = document.getElementById("toast");
+  if (!el) return;
+  el.textContent = message;
+  el.className = `toast ${kind}`;
+  el.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { el.hidden = true; }, ms);
+}
+
+/**
+ * One websocket to /ws/match/<code>/<role>/ that reconnects with backoff. Every (re)connect
+ * starts with a snapshot from the server; `resync()` asks for a fresh one (e.g. after the
+ * tablet wakes up). Events at or below the last applied seq are dropped (duplicates).
+ */
+export class MatchSocket {
+  constructor({ code, role, token = "", onSnapshot, onEvent, onError, onStatus, onPong }) {
+    Object.assign(this, { code, role, token, onSnapshot, onEvent, onError, onStatus, onPong });
+    this.lastSeq = -1;
+    this.backoff = 500;
+    this.ref = 0;
+    this.ws = null;
+    this.stopped = false;
+    this.pingTimer = null;
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.resync();
+    });
+  }
+
+  url() {
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
+    return `${scheme}://${location.host}/ws/match/${encodeURIComponent(this.code)}/${this.role}/${q}`;
+  }
+
+  connect() {
+    this.stopped = false;
+    this.status("connecting");
+    const ws = (this.ws = new WebSocket(this.url()));
+    ws.onopen = () => {
+      this.backoff = 500;
+      this.status("open");
+      this.ping();
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.ping(), 5000);
+    };
+    ws.onmessage = (msg) => this.handle(JSON.parse(msg.data));
+    ws.onclose = (ev) => {
+      clearInterval(this.pingTimer);
+      if (ws !== this.ws) return;
+      if (ev.code === 4403) {
+        this.stopped = true;
+        this.status("forbidden");
+        return;
+      }
+      this.status("closed");
+      if (!this.stopped) {
+        setTimeout(() => this.connect(), this.backoff);
+        this.backoff = Math.min(this.backoff * 2, 5000);
+      }
+    };
+  }
+
+  close() {
+    this.stopped = true;
+    clearInterval(this.pingTimer);
+    if (this.ws) this.ws.close();
+  }
+
+  status(s) { if (this.onStatus) this.onStatus(s); }
+
+  handle(frame) {
+    switch (frame.type) {
+      case "snapshot":
+        this.lastSeq = frame.seq;
+        this.onSnapshot(frame.state, frame.seq);
+        break;
+      case "event":
+        if (frame.seq <= this.lastSeq) return;
+        this.lastSeq = frame.seq;
+        this.onEvent(frame.event, frame.data, frame.seq);
+        break;
+      case "error":
+        if (this.onError) this.onError(frame);
+        break;
+      case "pong":
+        if (this.onPong) this.onPong(frame);
+        break;
+      default:
+        break; // acks: the events themselves update the page
+    }
+  }
+
+  /** Send a frame if connected; returns its ref (or null when offline). */
+  send(frame) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
+      toast("Not connected — retrying…");
+      return null;
+    }
+    const ref = ++this.ref;
+    this.ws.send(JSON.stringify({ ...frame, ref }));
+    return ref;
+  }
+
+  ping() {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: "ping", client_time: Date.now() / 1000 }));
+    }
+  }
+
+  resync() {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
+      this.ws.send(JSON.stringify({ type: "resync", after_seq: this.lastSeq }));
+    }
+  }
+}
+
+/** The page's copy of the match, built from a snapshot `state` (PROTOCOL.md "Views"). */
+export function modelFromSnapshot(state) {
+  const t = state.tossup;
+  const b = state.bonus;
+  return {
+    status: state.status,
+    phase: state.phase,
+    wpm: state.wpm,
+    paused: !!state.paused,
+    teams: (state.teams || []).map((x) => ({ ...x })),
+    players: state.players || [],
+    tossupCount: state.tossup_count || 0,
+    match: state.match || {},
+    you: state.you || null,
+    tossup: t
+      ? {
+          index: t.index,
+          question_id: t.question_id,
+          token_count: t.token_count,
+          words: [...(t.words_revealed || [])],
+          category: t.category || "",
+          locked_teams: [...(t.locked_teams || [])],
+          buzz: t.buzz ? { ...t.buzz } : null,
+          answer_line: t.answer_line ?? null,
+          outcome: t.outcome ?? null,
+        }
+      : null,
+    bonus: b
+      ? {
+          bonus_id: b.bonus_id,
+          team_id: b.team_id,
+          leadin: b.leadin || "",
+          part: b.part,
+          parts: (b.parts || []).map((p) => ({ ...p })),
+          answer_deadline: b.answer_deadline ?? null,
+          pending: b.pending || null,
+          points: b.points || 0,
+          ended: false,
+        }
+      : null,
+  };
+}
+
+function setScores(m, scores) {
+  if (!scores) return;
+  for (const team of m.teams) {
+    if (scores[String(team.id)] !== undefined) team.score = scores[String(team.id)];
+  }
+}
+
+/**
+ * Apply one event to the model in place. Returns "resync" when the event changes state in
+ * ways only the server can recompute (an undone ruling unlocks teams, reverts parts).
+ */
+export function applyEvent(m, type, d) {
+  setScores(m, d.scores);
+  const t = m.tossup;
+  switch (type) {
+    case "match_started":
+      m.status = "running";
+      break;
+    case "tossup_started":
+      m.phase = "reading";
+      m.bonus = null;
+      m.tossup = {
+        index: d.index, question_id: d.question_id, token_count: d.token_count, words: [],
+        category: d.category || "", locked_teams: [], buzz: null, answer_line: null, outcome: null,
+      };
+      break;
+    case "tossup_answer":
+      if (t && t.question_id === d.question_id) t.answer_line = d.answer_line;
+      break;
+    case "words":
+      if (t && t.question_id === d.question_id) {
+        d.words.forEach((w, k) => { t.words[d.start + k] = w; });
+      }
+      break;
+    case "buzz":
+      // Seats taken after this page's snapshot are known from their first buzz.
+      if (!m.players.some((p) => p.id === d.player_id)) {
+        m.players.push({ id: d.player_id, team_id: d.team_id, name: d.player, kind: d.kind });
+      }
+      if (t) {
+        t.buzz = { ...d, guess: null, verdict: null, prompts: 0, directed_prompt: null };
+        if (!t.locked_teams.includes(d.team_id)) t.locked_teams.push(d.team_id);
+      }
+      m.phase = "answering";
+      break;
+    case "answer_given":
+      if (t && t.buzz) Object.assign(t.buzz, { guess: d.guess, verdict: d.verdict, reason: d.reason, directed_prompt: d.directed_prompt });
+      m.phase = "ruling";
+      break;
+    case "prompt":
+      if (t && t.buzz) Object.assign(t.buzz, { directed_prompt: d.directed_prompt, answer_deadline: d.answer_deadline, prompts: (t.buzz.prompts || 0) + 1, verdict: null });
+      m.phase = "answering";
+      break;
+    case "buzz_ruled":
+      if (t) {
+        t.buzz = null;
+        t.last_ruling = d;
+        m.phase = t.words.length >= t.token_count ? "dead_time" : "reading";
+      }
+      break;
+    case "reading_resumed":
+      m.phase = "reading";
+      break;
+    case "tossup_ended":
+      if (t) Object.assign(t, { answer_line: d.answer_line, outcome: d.outcome, buzz: null });
+      m.phase = "between";
+      break;
+    case "bonus_started":
+      m.phase = "bonus";
+      m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false };
+      break;
+    case "bonus_part":
+      if (m.bonus) {
+        m.bonus.part = d.part;
+        m.bonus.parts[d.part] = { part: d.part, text: d.text, value: d.value, result: null };
+        m.bonus.answer_deadline = d.answer_deadline;
+        m.bonus.pending = null;
+      }
+      m.phase = "bonus";
+      break;
+    case "bonus_answer_given":
+      if (m.bonus) m.bonus.pending = { part: d.part, guess: d.guess, verdict: d.verdict };
+      m.phase = "bonus_ruling";
+      break;
+    case "bonus_part_ruled":
+      if (m.bonus && m.bonus.parts[d.part]) {
+        Object.assign(m.bonus.parts[d.part], { result: { guess: d.guess, ruling: d.ruling, points: d.points }, answer_line: d.answer_line });
+        m.bonus.pending = null;
+        m.bonus.answer_deadline = null;
+      }
+      break;
+    case "bonus_ended":
+      if (m.bonus) Object.assign(m.bonus, { ended: true, points: d.points, answer_deadline: null });
+      m.phase = "between";
+      break;
+    case "paused":
+      m.paused = true;
+      break;
+    case "resumed":
+      m.paused = false;
+      break;
+    case "speed_changed":
+      m.wpm = d.wpm;
+      break;
+    case "match_ended":
+      m.status = "ended";
+      m.phase = "ended";
+      break;
+    case "ruling_undone":
+      return "resync";
+    default:
+      break;
+  }
+  return null;
+}
+
+export function teamName(m, id) {
+  const team = m.teams.find((x) => x.id === id);
+  return team ? team.name : `team ${id}`;
+}
+
+export function renderScoreboard(el, m, { mine = null } = {}) {
+  // Dim the teams locked out of the live tossup (not the one answering now).
+  const t = m.tossup;
+  const locked = t && !t.outcome ? t.locked_teams.filter((id) => !(t.buzz && t.buzz.team_id === id)) : [];
+  el.innerHTML = m.teams
+    .map((x) => {
+      const cls = [x.kind, x.id === mine ? "mine" : "", locked.includes(x.id) ? "locked" : ""].join(" ");
+      return `<li class="${cls}" data-team="${x.id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score}</span></li>`;
+    })
+    .join("");
+}
+
+/**
+ * The question as revealed so far, one span per word; new words are appended (so only they
+ * fade in) unless the question or the buzz mark changed.
+ */
+export function renderWords(el, t, { buzzIndex = null } = {}) {
+  if (!t) {
+    el.textContent = "";
+    el.dataset.key = "";
+    return;
+  }
+  const key = `${t.question_id}:${buzzIndex}`;
+  let n = Number(el.dataset.n || 0);
+  if (el.dataset.key !== key || n > t.words.length) {
+    el.textContent = "";
+    el.dataset.key = key;
+    n = 0;
+  }
+  const frag = document.createDocumentFragment();
+  for (let i = n; i < t.words.length; i++) {
+    const span = document.createElement("span");
+    span.className = "w";
+    span.dataset.i = i;
+    span.textContent = t.words[i] ?? "…";
+    frag.append(span, " ");
+    if (i === buzzIndex) {
+      const mark = document.createElement("span");
+      mark.className = "buzzmark";
+      mark.textContent = "(#)";
+      frag.append(mark, " ");
+    }
+  }
+  el.append(frag);
+  el.dataset.n = t.words.length;
+}
+
+export function renderHeader(m) {
+  const idx = document.getElementById("q-index");
+  const cat = document.getElementById("q-category");
+  if (idx) idx.textContent = m.tossup ? `Tossup ${m.tossup.index + 1} of ${m.tossupCount}` : m.status === "ended" ? "Match over" : "Waiting for the moderator to start…";
+  if (cat) cat.textContent = m.tossup && m.tossup.category ? `· ${m.tossup.category}` : "";
+}
+
+/** Drive a countdown bar to `deadline` (epoch seconds, server clock ≈ client clock + offset). */
+export class Countdown {
+  constructor(bar, label) {
+    this.bar = bar;
+    this.label = label;
+    this.timer = null;
+  }
+
+  start(deadline, offset = 0) {
+    this.stop();
+    if (!deadline) return;
+    const total = Math.max(0.1, deadline - (Date.now() / 1000 + offset));
+    const tick = () => {
+      const left = Math.max(0, deadline - (Date.now() / 1000 + offset));
+      if (this.bar) this.bar.style.width = `${(100 * left) / total}%`;
+      if (this.label) this.label.textContent = `${left.toFixed(1)} s`;
+      if (left <= 0) this.stop();
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
+  }
+
+  stop() {
+    clearInterval(this.timer);
+    this.timer = null;
+  }
+}
+
+/** Server clock − client clock, estimated from pongs (the minimum-RTT sample wins). */
+export class ClockOffset {
+  constructor() {
+    this.best = null;
+    this.offset = 0;
+  }
+
+  add(pong) {
+    const now = Date.now() / 1000;
+    const rtt = now - pong.client_time;
+    if (this.best === null || rtt <= this.best) {
+      this.best = rtt;
+      this.offset = pong.server_time - (pong.client_time + rtt / 2);
+    }
+  }
+}
+
+export function setConn(state) {
+  const el = document.getElementById("conn");
+  if (!el) return;
+  el.hidden = false;
+  el.dataset.state = state;
+  el.textContent = { open: "live", connecting: "connecting…", closed: "reconnecting…", forbidden: "not allowed" }[state] || state;
+}

@@ -1,0 +1,102 @@
+"""A scripted fake Tossup server for bot tests: real websockets on 127.0.0.1, frames per docs/PROTOCOL.md."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from websockets.asyncio.server import ServerConnection, serve
+
+ME, MY_TEAM, THEM, THEIR_TEAM = 7, 2, 9, 3
+TIMEOUT = 5.0
+T = TypeVar("T")
+
+
+class Session:
+    """The server side of one bot connection: sends frames, collects the bot's frames."""
+
+    def __init__(self, ws: ServerConnection) -> None:
+        self.ws = ws
+        self.seq = 0
+        self.frames: list[dict[str, Any]] = []  # everything the bot sent except pings
+        self.pings = 0
+        self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.granted: set[Any] = set()  # question ids on which the bot's buzz was announced
+
+    async def pump(self) -> None:
+        async for message in self.ws:
+            frame = json.loads(message)
+            if frame["type"] == "ping":
+                assert isinstance(frame["client_time"], float)
+                self.pings += 1
+                continue
+            if frame["type"] == "answer":
+                assert frame["question_id"] in self.granted, f"answer before its buzz was granted: {frame}"
+            self.frames.append(frame)
+            await self.inbox.put(frame)
+
+    async def event(self, name: str, **data: Any) -> None:
+        self.seq += 1
+        if name == "buzz" and data["player_id"] == ME:
+            self.granted.add(data["question_id"])
+        await self.ws.send(json.dumps({"type": "event", "seq": self.seq, "event": name, "data": data}))
+
+    async def words(self, qid: int, start: int, *words: str) -> None:
+        await self.event("words", question_id=qid, start=start, words=list(words), revealed_at=time.time())
+
+    async def expect(self, kind: str) -> dict[str, Any]:
+        frame = await asyncio.wait_for(self.inbox.get(), TIMEOUT)
+        assert frame["type"] == kind, frame
+        return frame
+
+    async def quiet(self, seconds: float = 0.2) -> None:
+        """Assert the bot sends nothing (but pings) for a while."""
+        await asyncio.sleep(seconds)
+        assert self.inbox.empty(), self.inbox.get_nowait()
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        await asyncio.sleep(0.005)
+
+
+async def play(
+    script: Callable[[Session], Awaitable[None]], bot: Callable[[str], Awaitable[T]]
+) -> tuple[T, Session]:
+    """Serve one connection with ``script`` while ``bot(url)`` plays; return (bot result, session)."""
+    sessions: list[Session] = []
+    failures: list[BaseException] = []
+
+    async def handler(ws: ServerConnection) -> None:
+        session = Session(ws)
+        sessions.append(session)
+        pump = asyncio.create_task(session.pump())
+        try:
+            await script(session)
+            await asyncio.wait_for(pump, TIMEOUT)  # ends when the bot closes the socket
+        except BaseException as exc:  # re-raised in the test, not lost in the server's log
+            failures.append(exc)
+            raise
+
+    async with serve(handler, "127.0.0.1", 0, compression=None) as server:
+        port = server.sockets[0].getsockname()[1]
+        url = f"ws://127.0.0.1:{port}/ws/match/ABC123/play/?token=t"
+        result = await asyncio.wait_for(bot(url), TIMEOUT * 4)
+    if failures:
+        raise failures[0]
+    return result, sessions[0]
+
+
+def snapshot(tossup: dict[str, Any] | None = None, seq: int = 0) -> str:
+    state = {
+        "status": "running",
+        "you": {"player_id": ME, "team_id": MY_TEAM},
+        "tossup": tossup,
+        "bonus": None,
+    }
+    return json.dumps({"type": "snapshot", "seq": seq, "state": state})
