@@ -79,6 +79,9 @@ class SimPlayer:
         self.sent.append(msg)
         await ws.send(json.dumps(msg))
 
+    async def _ping(self, ws: Any) -> None:
+        await ws.send(json.dumps({"type": "ping", "client_time": time.time()}))
+
     async def _play(self, ws: Any) -> None:
         question_id: int | None = None
         plan: tuple[int, bool] | None = None
@@ -91,6 +94,7 @@ class SimPlayer:
             kind = msg["type"]
             if kind == "snapshot":
                 self.me = msg["state"].get("you", {})
+                await self._ping(ws)
                 continue
             if kind == "error":
                 if msg.get("ref") in buzz_refs and msg.get("message") != "team_already_buzzed":
@@ -100,6 +104,7 @@ class SimPlayer:
                 continue
             event, data = msg["event"], msg["data"]
             if event == "tossup_started":
+                await self._ping(ws)  # keep the server's clock-offset estimate fresh
                 question_id, revealed, buzzed = data["question_id"], 0, False
                 plan = self.plan(question_id, data["token_count"])
             elif event == "words" and data["question_id"] == question_id:

@@ -16,12 +16,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Guesser(Protocol):
@@ -94,6 +95,14 @@ class _Bot:
     async def send(self, frame: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(frame))
 
+    async def ask(self, method: Callable[..., T], *args: Any) -> T | None:
+        """Run a guesser method in a worker thread; a failing guesser costs one answer, not the match."""
+        try:
+            return await asyncio.to_thread(method, *args)
+        except Exception:
+            logger.exception("guesser %s failed", getattr(method, "__name__", method))
+            return None
+
     # --- tossup guessing -------------------------------------------------------------------------------
     async def guess_loop(self) -> None:
         """Guess on the newest revealed word whenever new words arrive; older words are skipped."""
@@ -107,11 +116,10 @@ class _Bot:
             if count == 0 or count < self.min_tokens:
                 continue
             text = " ".join(w for w in tossup.words[:count] if w is not None)
-            try:
-                answer, confidence = await asyncio.to_thread(self.guesser.guess, text)
-            except Exception:
-                logger.exception("guesser failed on question %s", tossup.question_id)
+            result = await self.ask(self.guesser.guess, text)
+            if result is None:
                 continue
+            answer, confidence = result
             if self.tossup is not tossup or not self._may_buzz(tossup) or confidence < self.threshold:
                 continue
             tossup.answer, tossup.buzz_sent = answer, True
@@ -132,7 +140,7 @@ class _Bot:
     async def answer(self, tossup: _Tossup) -> None:
         if not tossup.answer:  # granted after a resync: we lost the guess that made us buzz
             text = " ".join(w for w in tossup.words if w is not None)
-            tossup.answer, _ = await asyncio.to_thread(self.guesser.guess, text)
+            tossup.answer = (await self.ask(self.guesser.guess, text) or ("", 0.0))[0]
         await self.send({"type": "answer", "question_id": tossup.question_id, "text": tossup.answer})
         self.log(f"answered {tossup.answer!r} on question {tossup.question_id}")
 
@@ -209,7 +217,7 @@ class _Bot:
             mine = self.team_id is not None and data.get("team_id") == self.team_id
             self.bonus = (data.get("bonus_id"), data.get("leadin", "")) if mine else None
         elif name == "bonus_part" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
-            text = await asyncio.to_thread(self.guesser.bonus_guess, self.bonus[1], data.get("text", ""))
+            text = await self.ask(self.guesser.bonus_guess, self.bonus[1], data.get("text", "")) or ""
             await self.send(
                 {"type": "bonus_answer", "bonus_id": self.bonus[0], "part": data.get("part"), "text": text}
             )

@@ -490,7 +490,7 @@ def _answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
     if st.phase != "answering":
         raise RuleViolation("answer_window_closed", "the answer is waiting for the moderator")
     b.update(guess=cmd.text, verdict=cmd.verdict, reason=cmd.reason, directed_prompt=cmd.directed_prompt)
-    if st.config.auto_rule and cmd.verdict != "needs_moderator":
+    if st.config.auto_rule and (cmd.verdict != "needs_moderator" or st.config.unattended):
         if cmd.verdict == "prompt":
             _prompt(st, cmd.directed_prompt, now, ev)
         else:
@@ -698,7 +698,7 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
         "verdict": cmd.verdict,
         "reason": cmd.reason,
     }
-    if st.config.auto_rule and cmd.verdict in ("accept", "reject"):
+    if st.config.auto_rule and (cmd.verdict in ("accept", "reject") or st.config.unattended):
         _rule_bonus(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
         return
     # Prompts on bonus parts go to the moderator (who rules accept/reject/no_penalty).

@@ -102,6 +102,9 @@ class MatchConfig:
     reveal (the preset's ``bot_delay`` overrides it when set). ``auto_rule``: apply the judge's
     verdict passed with an Answer at once instead of waiting for the moderator's Rule.
     ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
+    ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
+    judge cannot decide (``needs_moderator``, and prompts on bonus parts) are ruled wrong
+    instead of waiting for a ruling that would never come.
     """
 
     preset: Preset
@@ -115,6 +118,7 @@ class MatchConfig:
     bot_delay: float = 0.300
     auto_rule: bool = False
     auto_advance: bool = True
+    unattended: bool = False
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.wpm) and self.wpm > 0):

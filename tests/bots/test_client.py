@@ -205,3 +205,27 @@ async def test_resync_on_gap_and_answering_a_granted_buzz_from_a_snapshot() -> N
 
     stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
     assert stats["buzzes"] == 0 and stats["errors"] == 0
+
+
+class BrokenGuesser(ScriptedGuesser):
+    def guess(self, text_so_far: str) -> tuple[str, float]:
+        super().guess(text_so_far)
+        raise RuntimeError("model crashed")
+
+
+async def test_a_failing_guesser_does_not_end_the_match() -> None:
+    guesser = BrokenGuesser()
+
+    async def script(s: Session) -> None:
+        await s.ws.send(snapshot())
+        await s.event("tossup_started", index=0, question_id=8, token_count=3, category="Art")
+        await s.words(8, 0, "gamma")
+        await until(lambda: 1 in guesser.seen)
+        await s.quiet()
+        await s.event("bonus_started", bonus_id=9, team_id=MY_TEAM, leadin="", parts=1)
+        await s.event("bonus_part", bonus_id=9, part=0, text="still here", value=10, answer_deadline=0)
+        assert (await s.expect("bonus_answer"))["text"] == "bonus answer to still here"
+        await s.event("match_ended", scores={})
+
+    stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
+    assert stats["bonus_answers"] == 1

@@ -216,3 +216,27 @@ def test_bot_bonus_points_deflated():
     d.do(Answer(BOT, Q0, "g", "accept"), T0 + 3)
     d.do(BonusAnswer(BOT, 500, 0, "g", "accept"), T0 + 3.5)
     assert [e.data["points"] for e in d.all("buzz_ruled") + d.all("bonus_part_ruled")] == [12, 8]
+
+
+@pytest.mark.parametrize("unattended", [False, True])
+def test_undecidable_bonus_answers_wait_for_a_moderator_unless_unattended(unattended):
+    d = started(auto_rule=True, unattended=unattended)
+    win_tossup(d)
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "western novels", "prompt"), T0 + 4)
+    if unattended:
+        assert d.last("bonus_part_ruled").data["ruling"] == "wrong" and d.state.bonus.part == 1
+    else:
+        assert d.last("bonus_answer_given").audience == "moderator" and d.state.next_deadline is None
+
+
+@pytest.mark.parametrize("unattended", [False, True])
+def test_needs_moderator_on_a_tossup_waits_unless_unattended(unattended):
+    d = started(auto_rule=True, unattended=unattended)
+    d.do(Buzz(HUMAN_B, 100, 6), T0 + 6.5)
+    d.run_until(T0 + 7)
+    d.do(Answer(HUMAN_B, 100, "something odd", "needs_moderator"), T0 + 7.1)
+    if unattended:
+        ruled = d.last("buzz_ruled").data
+        assert (ruled["ruling"], ruled["points"]) == ("wrong", -5)
+    else:
+        assert d.state.phase == "ruling" and d.last("answer_given").data["verdict"] == "needs_moderator"

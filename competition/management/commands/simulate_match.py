@@ -64,6 +64,7 @@ class Command(BaseCommand):
         config: dict[str, Any] = {
             "wpm": opts["wpm"],
             "auto_rule": True,
+            "unattended": True,
             "auto_advance": True,
             "between_questions": 0.3,
             "dead_time": 1.0,
