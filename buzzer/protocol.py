@@ -35,6 +35,15 @@ COMMANDS: dict[str, tuple[type, dict[str, tuple[type, ...]]]] = {
     "adjust": (game.Adjust, {"team_id": (int,), "points": (int,), "reason": (str,)}),
     "next": (game.Next, {}),
     "end": (game.End, {}),
+    "replay": (game.ReplayTossup, {}),
+    "protest": (game.Protest, {"reason": (str,)}),
+    "reveal": (game.Reveal, {}),
+}
+# Optional fields of a command, passed on when present and of the right type.
+OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
+    "rule": {"directed_prompt": (str,)},
+    "adjust": {"protest_id": (int,)},
+    "protest": {"team_id": (int,), "question_id": (int,)},
 }
 RULE_OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
 MAX_FRAME = 4096
@@ -90,6 +99,8 @@ def parse(text: str | None, role: str) -> dict[str, Any]:
         if msg["name"] not in COMMANDS:
             raise ProtocolError("unknown_type", f"unknown command {msg['name']!r}", ref)
         _check_fields(msg, COMMANDS[msg["name"]][1], ref)
+        optional = OPTIONAL.get(msg["name"], {})
+        _check_fields(msg, {k: v for k, v in optional.items() if msg.get(k) is not None}, ref)
         if msg["name"] == "rule" and msg["outcome"] not in RULE_OUTCOMES:
             raise ProtocolError("invalid", f"outcome must be one of {', '.join(RULE_OUTCOMES)}", ref)
         if msg["name"] == "speed" and not 30 <= msg["wpm"] <= 1000:
@@ -98,11 +109,10 @@ def parse(text: str | None, role: str) -> dict[str, Any]:
 
 
 def moderator_command(msg: dict[str, Any]) -> Any:
-    """The engine command for a validated ``command`` frame."""
+    """The engine command for a validated ``command`` frame (optional fields included when given)."""
     cls, fields = COMMANDS[msg["name"]]
     kwargs = {name: msg[name] for name in fields}
-    if msg["name"] == "rule" and isinstance(msg.get("directed_prompt"), str):
-        kwargs["directed_prompt"] = msg["directed_prompt"]
+    kwargs.update({k: msg[k] for k in OPTIONAL.get(msg["name"], {}) if msg.get(k) is not None})
     return cls(**kwargs)
 
 

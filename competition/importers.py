@@ -28,6 +28,14 @@ Formats (``.gz`` is detected by its magic bytes, for any format):
                                  "category", "subcategory"?}]}]}
 
   Tossups and bonuses are numbered 1, 2, … in packet order; ``value`` defaults to 10; other keys are ignored.
+* ``expo`` — the human-vs-computer exhibition CSVs (``expo/2024_470/<category>.csv``): ``id, answer, sent,
+  text``, one row per sentence. Each ``id`` is one tossup whose text is its sentences joined with a space in
+  ``sent`` order (so the whitespace words of the tossup are those of its sentences, in order: the replay
+  bot's recorded positions are the server's token indexes). The path is a folder (every top-level
+  ``*.csv`` but ``*.buzz.csv``/``*.final.csv``; team sub-folders are ignored) or one CSV. One
+  ``QuestionSet`` per folder, named ``"<year> exhibition (<n>)"`` for a folder ``<year>_<n>`` (else
+  ``"exhibition <folder>"``); one ``Packet`` per file, named after the file stem, which is also the
+  category; tossups numbered 1, 2, … in first-appearance order; ``external_id`` = the expo ``id``.
 
 Text is stored as in the source except for surrounding whitespace (stripped: the PDF-extracted qbreader
 text has stray leading spaces). Power marks, answer-line HTML and directives and categories are kept.
@@ -49,18 +57,21 @@ deleted, so a limited import followed by a full one just adds the rest.
 from __future__ import annotations
 
 import bisect
+import csv
 import gzip
 import json
 import json.decoder
 import json.scanner
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import IO, Any, Literal
 
-FORMATS = ("qbreader", "qanta", "demo")
-Format = Literal["auto", "qbreader", "qanta", "demo"]
+FORMATS = ("qbreader", "qanta", "demo", "expo")
+Format = Literal["auto", "qbreader", "qanta", "demo", "expo"]
+EXPO_COLUMNS = ("id", "answer", "sent", "text")
 DEMO_PACKET = Path(__file__).resolve().parent / "demo_data" / "demo_packet.json"
 BONUS_PART_VALUE = 10
 
@@ -472,19 +483,90 @@ def _parse_demo(path: Path, collect: _Collector) -> None:
             )
 
 
+def expo_set_name(folder: Path) -> tuple[str, int | None]:
+    """``(set name, year)`` of an exhibition folder: ``2024_470`` → ``("2024 exhibition (470)", 2024)``."""
+    m = re.fullmatch(r"(\d{4})_(\w+)", folder.name)
+    if m:
+        return f"{m[1]} exhibition ({m[2]})", int(m[1])
+    return f"exhibition {folder.name}", None
+
+
+def _expo_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    files = [
+        f
+        for f in sorted(path.glob("*.csv"))
+        if not f.name.endswith((".buzz.csv", ".final.csv")) and f.is_file()
+    ]
+    if not files:
+        raise QuestionFileError(path, None, "no exhibition <category>.csv files in this folder")
+    return files
+
+
+def _parse_expo(path: Path, collect: _Collector) -> None:
+    set_name, year = expo_set_name(path if path.is_dir() else path.parent)
+    if not collect.filters.keeps(set_name, year):
+        return
+    for file in _expo_files(path):
+        p, category = str(file), file.stem
+        # id → (first line, answer, {sent: text}) in first-appearance order.
+        questions: dict[str, tuple[int, str, dict[int, str]]] = {}
+        try:
+            with file.open(newline="", encoding="utf-8") as fh:
+                reader = csv.DictReader(fh)
+                missing = [c for c in EXPO_COLUMNS if c not in (reader.fieldnames or [])]
+                if missing:
+                    raise QuestionFileError(
+                        p, 1, f"missing column(s) {missing}; expected {list(EXPO_COLUMNS)}"
+                    )
+                for row in reader:
+                    line = reader.line_num
+                    qid, sent = (row.get("id") or "").strip(), (row.get("sent") or "").strip()
+                    if not qid:
+                        raise QuestionFileError(p, line, "empty 'id'")
+                    if not sent.isdigit():
+                        raise QuestionFileError(
+                            p, line, f"'sent' must be a sentence number ≥ 0, got {sent!r}"
+                        )
+                    sentences = questions.setdefault(qid, (line, (row.get("answer") or "").strip(), {}))[2]
+                    if int(sent) in sentences:
+                        raise QuestionFileError(p, line, f"duplicate sentence {sent} of question {qid}")
+                    sentences[int(sent)] = (row.get("text") or "").strip()
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise QuestionFileError(p, None, f"cannot read: {exc}") from None
+        for number, (qid, (line, answer, sentences)) in enumerate(questions.items(), 1):
+            d = {
+                "question": " ".join(sentences[k] for k in sorted(sentences) if sentences[k]),
+                "answer": answer,
+                "category": category,
+            }
+            meta = (set_name, year, category, number)
+            collect.add("tossup", line, partial(_tossup, p, line, d, "question", meta, qid))
+
+
 _PARSERS: dict[str, Callable[[Path, _Collector], None]] = {
     "qbreader": _parse_qbreader,
     "qanta": _parse_qanta,
     "demo": _parse_demo,
+    "expo": _parse_expo,
 }
 
 
 def detect_format(path: str | Path) -> str:
     """Guess the format of ``path`` (one of FORMATS) from its name and first line.
 
+    A folder, or a ``*.csv`` whose header has ``id, answer, sent, text`` → expo;
     ``*.jsonl``/``*.jsonl.gz`` or a first line that is a whole object with ``type`` → qbreader; else a
     top-level list or ``questions`` key → qanta; a ``packets`` key → demo. Raises QuestionFileError."""
     path = Path(path)
+    if path.is_dir():
+        return "expo"
+    if path.suffix == ".csv":
+        header = next(_open_lines(path), "")
+        if set(EXPO_COLUMNS) <= {c.strip() for c in next(csv.reader([header]), [])}:
+            return "expo"
+        raise QuestionFileError(path, 1, f"CSV header lacks the exhibition columns {list(EXPO_COLUMNS)}")
     if ".jsonl" in path.suffixes:
         return "qbreader"
     first = next((ln for ln in _open_lines(path) if ln.strip()), "")
@@ -506,7 +588,9 @@ def detect_format(path: str | Path) -> str:
         return "demo"
     if isinstance(doc, dict) and "questions" in doc:
         return "qanta"
-    raise QuestionFileError(path, None, "unknown question file format (expected qbreader, qanta or demo)")
+    raise QuestionFileError(
+        path, None, "unknown question file format (expected qbreader, qanta, demo or expo)"
+    )
 
 
 def parse_file(

@@ -49,7 +49,9 @@ def add_publisher(fn: Callable[[int, list[dict[str, Any]], float | None], None])
 
 
 def tossup_spec(tossup: Tossup) -> game.TossupSpec:
-    return game.tokenize_tossup(tossup.id, tossup.question, tossup.answer_line, tossup.category)
+    return game.tokenize_tossup(
+        tossup.id, tossup.question, tossup.answer_line, tossup.category, external_id=tossup.external_id
+    )
 
 
 def bonus_spec(bonus: Bonus) -> game.BonusSpec:
@@ -248,7 +250,18 @@ def _project(
                 seq=row.seq,
             )
         elif row.type == "buzz_ruled":
-            fields: dict[str, Any] = {"ruling": d["ruling"], "points": d["points"], "ruled_at": now}
+            # A timeout is ruled at its deadline, not when a (late) driver's Tick applied it.
+            ruled_at = next(
+                (
+                    h["at"]
+                    for h in reversed(new.history)
+                    if h["kind"] == "tossup"
+                    and h["question_id"] == d["question_id"]
+                    and h["player_id"] == d["player_id"]
+                ),
+                now,
+            )
+            fields: dict[str, Any] = {"ruling": d["ruling"], "points": d["points"], "ruled_at": ruled_at}
             if d.get("guess") is not None:
                 fields["guess"] = d["guess"]
             _current_buzz(match, d).update(**fields)

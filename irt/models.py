@@ -22,6 +22,9 @@ class Response(models.Model):
     tossup = models.ForeignKey(Tossup, null=True, blank=True, on_delete=models.CASCADE)
     match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE)
     correct = models.BooleanField()
+    position = models.IntegerField(
+        null=True, blank=True, help_text="0-based token index of the subject's buzz, when known"
+    )
 
     class Meta:
         unique_together = [("dataset", "source", "subject", "item")]

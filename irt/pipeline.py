@@ -10,6 +10,11 @@ played tossup; skipped tossups give none):
 - a team: 1 if one of its players answered correctly, else 0 (same ``unbuzzed`` rule).
 Human players are the human side of ADVSCORE, bots the model side; teams are fitted and
 ranked but kept out of the ADVSCORE groups (they would count their players twice).
+``Response.position`` keeps the subject's earliest buzz (0-based token index; a team's: its
+players' earliest), None for a subject that never buzzed.
+
+Imported sets (``irt.importers``, ``manage.py import_responses``) live in the same store under their
+own dataset name, one ``source`` per imported file.
 """
 
 from __future__ import annotations
@@ -23,10 +28,13 @@ from typing import Any
 import numpy as np
 from django.db import transaction
 from django.utils import timezone
+from sklearn.base import clone
 
 from competition.models import Buzz, Flag, Match, MatchEvent
 from irt.advscore import advscore
+from irt.importers import ImportedResponse
 from irt.models import Fit, ItemScore, Response, SubjectSkill
+from irt.sensitivity import leave_one_bot_out
 from irt.twopl import TwoPL
 
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -34,6 +42,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "difficulty_prior": [0.0, 1.0],
     "discriminability_prior": [2.0, 1.0],
     "unbuzzed": "wrong",
+    "experts": False,  # ADVSCORE's all-humans-are-experts variant (ADVSCORE.md §2)
+    "sensitivity": True,  # leave-one-bot-out refits (irt.sensitivity)
 }
 
 
@@ -50,9 +60,10 @@ def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
     ]
     buzzes = Buzz.objects.filter(match=match).exclude(ruling__in=["", "undone", "pending"])
     correct_by: dict[int, set[int]] = {}
-    buzzed_by: dict[int, set[int]] = {}
+    position: dict[tuple[int, int], int] = {}  # (tossup, player) → earliest buzz token index
     for b in buzzes:
-        buzzed_by.setdefault(b.tossup_id, set()).add(b.player_id)
+        key = (b.tossup_id, b.player_id)
+        position[key] = min(position.get(key, b.token_index), b.token_index)
         if b.ruling == "correct":
             correct_by.setdefault(b.tossup_id, set()).add(b.player_id)
     players = list(match.players.select_related("team"))
@@ -60,7 +71,7 @@ def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
     rows: list[Response] = []
     source = f"match:{match.id}"
 
-    def add(subject: str, kind: str, tossup_id: int, correct: bool) -> None:
+    def add(subject: str, kind: str, tossup_id: int, correct: bool, at: int | None) -> None:
         rows.append(
             Response(
                 dataset="live",
@@ -71,19 +82,27 @@ def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
                 tossup_id=tossup_id,
                 match=match,
                 correct=correct,
+                position=at,
             )
         )
 
     for tossup_id in dict.fromkeys(played):
         winners = correct_by.get(tossup_id, set())
-        buzzed = buzzed_by.get(tossup_id, set())
         for p in players:
-            if p.id in buzzed or not winners or unbuzzed == "wrong":
-                add(subject_key(p.kind, p.name), p.kind, tossup_id, p.id in winners)
+            at = position.get((tossup_id, p.id))
+            if at is not None or not winners or unbuzzed == "wrong":
+                add(subject_key(p.kind, p.name), p.kind, tossup_id, p.id in winners, at)
         for t in teams:
             members = {p.id for p in players if p.team_id == t.id}
-            if members & buzzed or not winners or unbuzzed == "wrong":
-                add(subject_key("team", t.name), "team", tossup_id, bool(members & winners))
+            times = [position[(tossup_id, m)] for m in members if (tossup_id, m) in position]
+            if times or not winners or unbuzzed == "wrong":
+                add(
+                    subject_key("team", t.name),
+                    "team",
+                    tossup_id,
+                    bool(members & winners),
+                    min(times) if times else None,
+                )
     return rows
 
 
@@ -97,7 +116,37 @@ def record_match_responses(match_id: int, *, unbuzzed: str = "wrong") -> int:
     return len(rows)
 
 
-def _scope_queryset(scope: str):
+RESERVED_DATASETS = ("live", "match:")
+
+
+def replace_imported(dataset: str, source: str, rows: list[ImportedResponse]) -> int:
+    """Atomically replace the responses of ``dataset`` that came from ``source`` (e.g.
+    ``import:responses_fm2.csv``) by ``rows``, so re-importing a file is idempotent; other
+    sources of the dataset are kept. Subjects are stored as ``<kind>:<name>``. Returns the count.
+    Raises ValueError for the live store's own names (``live``, ``match:…``) or an empty dataset name."""
+    if not dataset or dataset.startswith(RESERVED_DATASETS):
+        raise ValueError(f"dataset name {dataset!r} is reserved or empty; pick another with --dataset")
+    objs = [
+        Response(
+            dataset=dataset,
+            source=source,
+            subject=subject_key(r.kind, r.subject),
+            subject_kind=r.kind,
+            item=r.item,
+            correct=r.correct,
+            position=r.position,
+        )
+        for r in rows
+    ]
+    with transaction.atomic():
+        Response.objects.filter(dataset=dataset, source=source).delete()
+        Response.objects.bulk_create(objs, batch_size=2000)
+    return len(objs)
+
+
+def scope_responses(scope: str):
+    """The Response queryset of a fit scope: ``match:<id>`` is that match's rows, anything else
+    a dataset name (``live`` or an imported set)."""
     if scope.startswith("match:"):
         return Response.objects.filter(source=scope)
     return Response.objects.filter(dataset=scope)
@@ -105,6 +154,11 @@ def _scope_queryset(scope: str):
 
 def _hash(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def flagged_tossups(tossup_ids: Any) -> set[int]:
+    """Ids among ``tossup_ids`` that carry at least one expert flag (any problem type)."""
+    return set(Flag.objects.filter(tossup_id__in=tossup_ids).values_list("tossup_id", flat=True))
 
 
 def fit_scope(
@@ -117,17 +171,22 @@ def fit_scope(
     """Fit the 2PL model and ADVSCORE over a scope's responses (``live``, ``match:<id>`` or an
     imported dataset name) and store the versioned result.
 
-    Idempotent: a finished fit with the same response snapshot and settings is returned
-    as is. Raises ValueError when the scope has no responses."""
+    Idempotent: a finished fit with the same inputs — response snapshot plus the set of flagged
+    tossups (they change the aggregates) — and settings is returned as is. ``progress`` is called
+    with the fraction done (0–1, also saved on ``Fit.progress``). Summary: μ_D, κ_D, δ_D,
+    ADVSCORE_D without flagged tossups, ``with_flagged`` the same over all items, ``sensitivity``
+    the leave-one-bot-out refits (``irt.sensitivity``). Raises ValueError when the scope has no
+    responses."""
     cfg = {**DEFAULT_SETTINGS, **(settings or {})}
     rows = list(
-        _scope_queryset(scope)
+        scope_responses(scope)
         .order_by("subject", "item", "source")
         .values_list("subject", "subject_kind", "item", "tossup_id", "correct")
     )
     if not rows:
         raise ValueError(f"no responses for {scope!r}")
-    snapshot = _hash(rows)
+    flagged = flagged_tossups({r[3] for r in rows if r[3] is not None})
+    snapshot = _hash({"responses": rows, "flagged": sorted(flagged)})
     settings_hash = _hash({"settings": cfg, "seed": seed})
     fit, created = Fit.objects.get_or_create(
         dataset=scope,
@@ -139,8 +198,14 @@ def fit_scope(
         return fit
     started = time.perf_counter()
     Fit.objects.filter(pk=fit.pk).update(status=Fit.Status.RUNNING, progress=0.0, error="")
+
+    def report(fraction: float) -> None:
+        Fit.objects.filter(pk=fit.pk).update(progress=fraction)
+        if progress:
+            progress(fraction)
+
     try:
-        _fit_into(fit, rows, cfg, seed, progress)
+        _fit_into(fit, rows, flagged, cfg, seed, report)
     except Exception as exc:
         Fit.objects.filter(pk=fit.pk).update(status=Fit.Status.FAILED, error=repr(exc)[:2000])
         raise
@@ -149,15 +214,17 @@ def fit_scope(
     fit.progress = 1.0
     fit.finished_at = timezone.now()
     fit.save()
+    report(1.0)
     return fit
 
 
 def _fit_into(
     fit: Fit,
     rows: list[tuple],
+    flagged: set[int],
     cfg: dict[str, Any],
     seed: int,
-    progress: Callable[[float], None] | None,
+    progress: Callable[[float], None],
 ) -> None:
     subjects = sorted({r[0] for r in rows})
     items = sorted({r[2] for r in rows})
@@ -168,30 +235,44 @@ def _fit_into(
     subj = np.fromiter((s_index[r[0]] for r in rows), dtype=np.int64, count=len(rows))
     item = np.fromiter((i_index[r[2]] for r in rows), dtype=np.int64, count=len(rows))
     correct = np.fromiter((r[4] for r in rows), dtype=np.int64, count=len(rows))
-    if progress:
-        progress(0.1)
-    model = TwoPL(
+    progress(0.1)
+    base = TwoPL(
         skill_prior=tuple(cfg["skill_prior"]),
         difficulty_prior=tuple(cfg["difficulty_prior"]),
         discriminability_prior=tuple(cfg["discriminability_prior"]),
         random_state=seed,
-    ).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
-    if progress:
-        progress(0.7)
+    )
+    model = clone(base).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
+    progress(0.4)
     kinds = np.array([kind_of[s] for s in subjects])
     in_groups = kinds != "team"
     is_human = kinds[in_groups] == "human"
+    experts = bool(cfg["experts"])
     result = None
     if is_human.any() and (~is_human).any():
-        result = advscore(model.skill_[in_groups], is_human, model.difficulty_, model.discriminability_)
+        result = advscore(
+            model.skill_[in_groups], is_human, model.difficulty_, model.discriminability_, experts=experts
+        )
     n_by_subject = np.bincount(subj, minlength=len(subjects))
     n_by_item = np.bincount(item, minlength=len(items))
-    flagged = set(
-        Flag.objects.filter(tossup_id__in=[t for t in tossup_of.values() if t]).values_list(
-            "tossup_id", flat=True
-        )
-    )
     keep = np.array([tossup_of[it] not in flagged for it in items])
+    summary: dict[str, Any]
+    if result is None:
+        summary = {"reason": "ADVSCORE needs human and model subjects; only skills were fitted"}
+    else:
+        summary = {
+            **_aggregate(result, keep),
+            "n_flagged": int((~keep).sum()),
+            "skill_h0": result.skill_h0,
+            "skill_m0": result.skill_m0,
+            "delta_reason": result.delta_reason,
+            "with_flagged": _aggregate(result, np.ones(len(items), dtype=bool)),
+        }
+        if cfg["sensitivity"] and keep.any():
+            summary["sensitivity"] = _sensitivity(
+                subjects, kinds, subj, item, correct, base, model, keep, experts
+            )
+    progress(0.9)
     with transaction.atomic():
         SubjectSkill.objects.filter(fit=fit).delete()
         ItemScore.objects.filter(fit=fit).delete()
@@ -223,14 +304,47 @@ def _fit_into(
             for j, it in enumerate(items)
         )
         fit.n_responses, fit.n_subjects, fit.n_items = len(rows), len(subjects), len(items)
-        if result is None:
-            fit.summary = {"reason": "ADVSCORE needs human and model subjects; only skills were fitted"}
-        else:
-            fit.summary = {
-                **_aggregate(result, keep),
-                "n_flagged": int((~keep).sum()),
-                "with_flagged": _aggregate(result, np.ones(len(items), dtype=bool)),
+        fit.summary = summary
+
+
+def _sensitivity(
+    subjects: list[str],
+    kinds: np.ndarray,
+    subj: np.ndarray,
+    item: np.ndarray,
+    correct: np.ndarray,
+    base: TwoPL,
+    model: TwoPL,
+    keep: np.ndarray,
+    experts: bool,
+) -> dict[str, Any]:
+    """Leave-one-bot-out ADVSCORE_D over the unflagged items, as JSON for ``Fit.summary``."""
+    sens = leave_one_bot_out(
+        subj,
+        item,
+        correct,
+        kinds == "human",
+        kinds == "bot",
+        model=base,
+        full_fit=model,
+        item_mask=keep,
+        experts=experts,
+    )
+    lo, hi = sens.advscore_range
+    return {
+        "method": "refit without each bot's responses; τ over the remaining bots' skills",
+        "reason": sens.reason,
+        "advscore_min": _num(lo),
+        "advscore_max": _num(hi),
+        "min_tau": _num(sens.min_tau),
+        "leave_out": [
+            {
+                "bot": subjects[r.bot],
+                **{k: _num(getattr(r, k)) for k in ("mu", "kappa", "delta", "advscore", "tau")},
             }
+            for r in sens.leave_out
+        ],
+    }
 
 
 def _num(x: float) -> float | None:

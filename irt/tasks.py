@@ -21,16 +21,27 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     matches together. Safe to run twice (responses replaced, fits keyed by their inputs)."""
     pipeline.record_match_responses(match_id)
 
-    def progress(fraction: float) -> None:
-        if self.request.id:
-            self.update_state(state="PROGRESS", meta={"fraction": fraction})
+    def progress(scope: str, start: float):
+        # the two fits share the task's 0–1 progress: the match fit the first half
+        def report(fraction: float) -> None:
+            if self.request.id:
+                meta = {"fraction": start + fraction / 2, "scope": scope}
+                self.update_state(state="PROGRESS", meta=meta)
 
-    match_fit = pipeline.fit_scope(f"match:{match_id}", progress=progress)
-    live_fit = pipeline.fit_scope("live", progress=progress)
+        return report
+
+    scope = f"match:{match_id}"
+    match_fit = pipeline.fit_scope(scope, progress=progress(scope, 0.0))
+    live_fit = pipeline.fit_scope("live", progress=progress("live", 0.5))
     return {"match_fit": match_fit.id, "live_fit": live_fit.id}
 
 
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
 def refit(self, scope: str = "live", seed: int = 0) -> int:
-    """Refit a scope on demand; returns the Fit id."""
-    return pipeline.fit_scope(scope, seed=seed).id
+    """Refit a scope on demand; returns the Fit id. Reports ``{"fraction"}`` progress meta."""
+
+    def progress(fraction: float) -> None:
+        if self.request.id:
+            self.update_state(state="PROGRESS", meta={"fraction": fraction, "scope": scope})
+
+    return pipeline.fit_scope(scope, seed=seed, progress=progress).id

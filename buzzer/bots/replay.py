@@ -8,7 +8,9 @@ Two buzz-log formats are read:
   word, final, weight``. ``question`` is the external question id, ``sentence`` the 0-based sentence,
   ``word`` the number of words of that sentence the system had seen, ``page`` its guess, ``weight`` its
   confidence and ``final`` its buzz decision. The global token index is the word count of the earlier
-  sentences (from ``<category>.csv``: ``id, answer, sent, text``, whitespace tokens) + ``word`` − 1.
+  sentences (from ``<category>.csv``: ``id, answer, sent, text``, whitespace tokens) + ``word`` − 1,
+  mapped to the server's display tokens exactly as ``competition.game.tokenize_tossup`` does (a bare
+  ``(*)`` is not a token), so a recorded position is the token index the server reveals.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from competition.game.specs import strip_marks
 
 RUNNER_COLUMNS = {"question_id", "token_position", "guess", "confidence", "buzz"}
 EXPO_COLUMNS = {"sentence", "question", "page", "word", "final", "weight"}
@@ -85,7 +89,9 @@ def _read_runner(path: Path, reader: csv.DictReader[str]) -> dict[str, RecordedB
 
 
 def _read_expo(
-    path: Path, reader: csv.DictReader[str], offsets: dict[tuple[str, int], int]
+    path: Path,
+    reader: csv.DictReader[str],
+    sentences: dict[str, tuple[dict[int, tuple[int, int]], list[int]]],
 ) -> dict[str, RecordedBuzz]:
     first: dict[str, RecordedBuzz] = {}
     for row in reader:
@@ -94,32 +100,36 @@ def _read_expo(
         sentence, word = _int(path, line, row, "sentence"), _int(path, line, row, "word")
         if word < 1:
             raise ReplayFileError(f"{path}:{line}: 'word' is a count of words seen, got {word}")
-        if not _bool(path, line, row, "final") or (qid, sentence) not in offsets:
+        spans, token_of = sentences.get(qid, ({}, []))
+        if not _bool(path, line, row, "final") or sentence not in spans:
             continue
-        position = offsets[qid, sentence] + word - 1
+        start, length = spans[sentence]
+        position = token_of[start + min(word, length) - 1]
         if qid not in first or position < first[qid].token_index:
             guess = (row.get("page") or "").strip()
             first[qid] = RecordedBuzz(qid, position, guess, _float(path, line, row, "weight"))
     return first
 
 
-def _sentence_offsets(path: Path) -> dict[tuple[str, int], int]:
-    """(question id, sentence) → index of the sentence's first token in the whole tossup."""
-    lengths: dict[str, dict[int, int]] = {}
+def _sentence_offsets(path: Path) -> dict[str, tuple[dict[int, tuple[int, int]], list[int]]]:
+    """question id → ({sentence: (first raw word, raw word count)}, raw word → server token index)."""
+    by_question: dict[str, dict[int, list[str]]] = {}
     with _open(path) as handle:
         reader = csv.DictReader(handle)
         for row in reader:
             line = reader.line_num
             qid = _field(path, line, row, "id")
             sentence = _int(path, line, row, "sent")
-            lengths.setdefault(qid, {})[sentence] = len(_field(path, line, row, "text").split())
-    offsets = {}
-    for qid, by_sentence in lengths.items():
-        total = 0
+            by_question.setdefault(qid, {})[sentence] = _field(path, line, row, "text").split()
+    out = {}
+    for qid, by_sentence in by_question.items():
+        spans: dict[int, tuple[int, int]] = {}
+        words: list[str] = []
         for sentence in sorted(by_sentence):
-            offsets[qid, sentence] = total
-            total += by_sentence[sentence]
-    return offsets
+            spans[sentence] = (len(words), len(by_sentence[sentence]))
+            words += by_sentence[sentence]
+        out[qid] = (spans, strip_marks(words)[2])
+    return out
 
 
 def _field(path: Path, line: int, row: dict[str, str | None], name: str) -> str:

@@ -117,11 +117,35 @@ class Undo:
 
 @dataclass(frozen=True)
 class Adjust:
-    """Add ``points`` (may be negative) to a team's score, with a reason (protests, corrections)."""
+    """Add ``points`` (may be negative, or 0) to a team's score, with a reason (protests,
+    corrections). ``protest_id``: the open protest this adjustment resolves."""
 
     team_id: int
     points: int
     reason: str = ""
+    protest_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ReplayTossup:
+    """Re-read the current (or just finished) tossup from its first word: every ruling on it and
+    on the bonus it earned is reversed (one ``ruling_undone`` each); adjustments are kept."""
+
+
+@dataclass(frozen=True)
+class Protest:
+    """Mark a protest for later resolution (by an ``Adjust`` with its ``protest_id``).
+    ``team_id``: the protesting team (None: the moderator's own note); ``question_id``: the
+    tossup protested (None: the current or last one)."""
+
+    reason: str
+    team_id: int | None = None
+    question_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Reveal:
+    """End the tossup being read now, unanswered (``dead``), and show its answer line."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +171,9 @@ Command = (
     | Skip
     | Undo
     | Adjust
+    | ReplayTossup
+    | Protest
+    | Reveal
     | Next
     | End
 )

@@ -7,7 +7,8 @@ driver gets the same result as a punctual one. Rules: QUIZBOWL.md; points: ``sco
 
 Undo reverses the points of the last ruling not yet undone; if it was a wrong/timeout/no-penalty
 tossup ruling and that tossup has not ended, the team may buzz on it again. It never restarts an
-ended tossup or bonus. Bouncebacks (``preset.bouncebacks``) are not played in this version.
+ended tossup or bonus; ReplayTossup does (see ``_replay_tossup``). Bouncebacks
+(``preset.bouncebacks``) are not played in this version.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ from .commands import (
     Event,
     Next,
     Pause,
+    Protest,
+    ReplayTossup,
     Resume,
+    Reveal,
     Rule,
     RuleViolation,
     SetSpeed,
@@ -99,25 +103,18 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
         case Undo():
             _undo(st, ev)
         case Adjust():
-            if st.team(cmd.team_id) is None:
-                raise RuleViolation("unknown_team")
-            if not isinstance(cmd.points, int) or isinstance(cmd.points, bool):
-                raise RuleViolation("bad_value", "points must be an integer")
-            st.scores[str(cmd.team_id)] += cmd.points
-            st.adjustments.append(
-                {"team_id": cmd.team_id, "points": cmd.points, "reason": cmd.reason, "at": now}
-            )
-            ev.append(
-                Event(
-                    "points_adjusted",
-                    {
-                        "team_id": cmd.team_id,
-                        "points": cmd.points,
-                        "reason": cmd.reason,
-                        "scores": _scores(st),
-                    },
-                )
-            )
+            _adjust(st, cmd, now, ev)
+        case ReplayTossup():
+            _replay_tossup(st, now, ev)
+        case Protest():
+            _protest(st, cmd, now, ev)
+        case Reveal():
+            _require_running(st)
+            if st.phase not in LIVE_PHASES:
+                raise RuleViolation("bad_phase", "reveal only while the tossup is read or in dead time")
+            t = _tossup(st)
+            ev.append(Event("tossup_revealed", {"question_id": t.question_id, "words_revealed": t.revealed}))
+            _end_tossup(st, "dead", now, ev)
         case Next():
             _require_running(st)
             if st.phase != "between":
@@ -261,6 +258,7 @@ def _start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> Non
                 "question_id": spec.question_id,
                 "token_count": len(spec.tokens),
                 "category": spec.category,
+                "external_id": spec.external_id,
             },
         )
     )
@@ -735,6 +733,7 @@ def _rule_bonus(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None
     st.history.append(
         {
             "kind": "bonus",
+            "tossup_index": st.tossup_index,
             "bonus_id": b.bonus_id,
             "team_id": b.team_id,
             **result,
@@ -799,6 +798,10 @@ def _undo(st: MatchState, ev: list[Event]) -> None:
             h["kind"] == "tossup" and h["tossup_index"] == t.index and not h["undone"] and h["points"] < 0
             for h in st.history
         )
+    ev.append(Event("ruling_undone", _undone_data(st, entry)))
+
+
+def _undone_data(st: MatchState, entry: dict[str, Any]) -> dict[str, Any]:
     data: dict[str, Any] = {
         "question_id": entry.get("question_id"),
         "player_id": entry["player_id"],
@@ -808,7 +811,95 @@ def _undo(st: MatchState, ev: list[Event]) -> None:
     }
     if entry["kind"] == "bonus":
         data.update(bonus_id=entry["bonus_id"], part=entry["part"])
-    ev.append(Event("ruling_undone", data))
+    return data
+
+
+def _adjust(st: MatchState, cmd: Adjust, now: float, ev: list[Event]) -> None:
+    if st.team(cmd.team_id) is None:
+        raise RuleViolation("unknown_team")
+    if not isinstance(cmd.points, int) or isinstance(cmd.points, bool):
+        raise RuleViolation("bad_value", "points must be an integer")
+    protest = None
+    if cmd.protest_id is not None:
+        protest = next((p for p in st.protests if p["protest_id"] == cmd.protest_id), None)
+        if protest is None or protest["status"] != "open":
+            raise RuleViolation("unknown_protest", f"no open protest {cmd.protest_id}")
+    st.scores[str(cmd.team_id)] += cmd.points
+    st.adjustments.append(
+        {
+            "team_id": cmd.team_id,
+            "points": cmd.points,
+            "reason": cmd.reason,
+            "at": now,
+            "protest_id": cmd.protest_id,
+        }
+    )
+    data = {"team_id": cmd.team_id, "points": cmd.points, "reason": cmd.reason, "scores": _scores(st)}
+    if protest is None:
+        ev.append(Event("points_adjusted", data))
+        return
+    protest.update(status="resolved", resolution={"team_id": cmd.team_id, "points": cmd.points, "at": now})
+    ev.append(Event("points_adjusted", {**data, "protest_id": cmd.protest_id}))
+    ev.append(Event("protest_resolved", {**protest, "scores": _scores(st)}))
+
+
+def _protest(st: MatchState, cmd: Protest, now: float, ev: list[Event]) -> None:
+    if st.status == "lobby":
+        raise RuleViolation("not_live", "nothing to protest before the match starts")
+    if cmd.team_id is not None and st.team(cmd.team_id) is None:
+        raise RuleViolation("unknown_team")
+    question_id = cmd.question_id
+    if question_id is None and st.tossup is not None:
+        question_id = st.tossup.question_id
+    if question_id is not None and all(q.question_id != question_id for q in st.tossups):
+        raise RuleViolation("wrong_question", f"question {question_id} is not in this match")
+    protest = {
+        "protest_id": len(st.protests) + 1,
+        "team_id": cmd.team_id,
+        "question_id": question_id,
+        "reason": cmd.reason,
+        "at": now,
+        "status": "open",
+        "resolution": None,
+    }
+    st.protests.append(protest)
+    ev.append(Event("protest_marked", dict(protest)))
+
+
+def _replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Reverse every ruling on the current (or last finished) tossup and on its bonus, newest
+    first, each as a ``ruling_undone`` (so the buzz log follows), then read it again from its
+    first word with every team eligible. The next bonus in the packet is used if it is answered."""
+    _require_running(st)
+    t = st.tossup
+    if t is None:
+        raise RuleViolation("bad_phase", "no tossup to replay")
+    for c in [*t.candidates, *t.held]:
+        ev.append(_buzz_lost(t.question_id, c["player_id"], "tossup_ended"))
+    if t.buzz is not None:  # a buzz still being answered is voided, as if ruled and undone
+        ev.append(
+            Event(
+                "ruling_undone",
+                {
+                    "question_id": t.question_id,
+                    "player_id": t.buzz["player_id"],
+                    "team_id": t.buzz["team_id"],
+                    "points_reversed": 0,
+                    "scores": _scores(st),
+                    "reason": "tossup_replayed",
+                },
+            )
+        )
+    for entry in reversed(st.history):
+        if entry["undone"] or entry.get("tossup_index") != t.index:
+            continue
+        entry["undone"] = True
+        st.scores[str(entry["team_id"])] -= entry["points"]
+        ev.append(Event("ruling_undone", {**_undone_data(st, entry), "reason": "tossup_replayed"}))
+    ev.append(
+        Event("tossup_replayed", {"question_id": t.question_id, "index": t.index, "scores": _scores(st)})
+    )
+    _start_tossup(st, t.index, now, ev)
 
 
 # -- helpers ------------------------------------------------------------------------------

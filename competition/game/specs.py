@@ -18,7 +18,8 @@ SUPERPOWER_MARK = "(+)"
 class TossupSpec:
     """One tossup as read: ``tokens`` are the display words (marks removed); ``power_index`` /
     ``superpower_index`` = number of words before the ``(*)`` / ``(+)`` mark (None = unmarked),
-    so a buzz with 0-based ``token_index < power_index`` is a power."""
+    so a buzz with 0-based ``token_index < power_index`` is a power. ``external_id``: the question's
+    id in its source (e.g. the exhibition ``id`` a replay bot's buzz log refers to; "" if none)."""
 
     question_id: int
     tokens: list[str]
@@ -26,15 +27,20 @@ class TossupSpec:
     superpower_index: int | None
     answer_line: str
     category: str = ""
+    external_id: str = ""
 
 
-def tokenize_tossup(question_id: int, question_text: str, answer_line: str, category: str = "") -> TossupSpec:
-    """Split ``question_text`` on whitespace and strip the ``(*)``/``(+)`` marks, recording their
-    positions (also when glued to a word: ``word(*)`` counts the word as before the mark,
-    ``(*)word`` as after it). The first occurrence of each mark wins (QUIZBOWL.md "Positions")."""
+def strip_marks(raw_words: list[str]) -> tuple[list[str], dict[str, int], list[int]]:
+    """Remove the ``(*)``/``(+)`` marks from whitespace words.
+
+    Returns ``(tokens, marks, token_of)``: the display tokens; mark → number of tokens before it
+    (also when glued to a word: ``word(*)`` counts the word as before the mark, ``(*)word`` as
+    after it; the first occurrence wins, QUIZBOWL.md "Positions"); and for each raw word the
+    index of the display token that shows it (a bare mark maps to the token before it, or 0)."""
     tokens: list[str] = []
     marks: dict[str, int] = {}
-    for raw in question_text.split():
+    token_of: list[int] = []
+    for raw in raw_words:
         word = raw
         for mark in (POWER_MARK, SUPERPOWER_MARK):
             if mark not in word:
@@ -45,6 +51,16 @@ def tokenize_tossup(question_id: int, question_text: str, answer_line: str, cate
             word = (before + after).replace(mark, "")
         if word:
             tokens.append(word)
+        token_of.append(max(len(tokens) - 1, 0))
+    return tokens, marks, token_of
+
+
+def tokenize_tossup(
+    question_id: int, question_text: str, answer_line: str, category: str = "", *, external_id: str = ""
+) -> TossupSpec:
+    """Split ``question_text`` on whitespace (``str.split``) and strip the power marks (see
+    :func:`strip_marks`), recording their positions."""
+    tokens, marks, _ = strip_marks(question_text.split())
     return TossupSpec(
         question_id=question_id,
         tokens=tokens,
@@ -52,6 +68,7 @@ def tokenize_tossup(question_id: int, question_text: str, answer_line: str, cate
         superpower_index=marks.get(SUPERPOWER_MARK),
         answer_line=answer_line,
         category=category,
+        external_id=external_id,
     )
 
 

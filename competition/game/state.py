@@ -59,7 +59,8 @@ class BonusRun:
 class MatchState:
     """Everything the engine knows about a match. ``scores``: ``{str(team_id): points}``;
     ``history``: rulings (tossup buzzes and bonus parts, with ``undone`` flags);
-    ``adjustments``: moderator point adjustments; times in seconds since the epoch."""
+    ``adjustments``: moderator point adjustments; ``protests``: ``{protest_id, team_id,
+    question_id, reason, at, status: open|resolved, resolution}``; times in seconds since the epoch."""
 
     config: MatchConfig
     teams: list[TeamSpec]
@@ -79,6 +80,7 @@ class MatchState:
     between_deadline: float | None = None
     history: list[dict[str, Any]] = field(default_factory=list)
     adjustments: list[dict[str, Any]] = field(default_factory=list)
+    protests: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def next_deadline(self) -> float | None:
@@ -96,7 +98,7 @@ class MatchState:
 
     def copy(self) -> MatchState:
         """A copy whose mutable run-time parts are independent; the frozen specs are shared."""
-        runtime = ("scores", "tossup", "bonus", "history", "adjustments")
+        runtime = ("scores", "tossup", "bonus", "history", "adjustments", "protests")
         return replace(self, **{name: copy.deepcopy(getattr(self, name)) for name in runtime})
 
     def to_dict(self) -> dict[str, Any]:

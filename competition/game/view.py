@@ -12,7 +12,7 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
 
     Answer lines (tossup or bonus part) appear only in the moderator view until that tossup
     ended or that part was ruled; a pending guess and the judge's verdict only for the moderator
-    and the player who gave it; race candidates and held bot buzzes only for the moderator.
+    and the player who gave it; race candidates, held bot buzzes and protests only for the moderator.
     Raises ValueError for any other audience string.
     """
     moderator = audience == "moderator"
@@ -47,6 +47,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "tossup_count": len(st.tossups),
         "history": [dict(h) for h in st.history],
     }
+    if moderator:
+        snapshot["protests"] = [dict(p) for p in st.protests]
     if viewer is not None:
         me = st.player(viewer)
         t = st.tossup

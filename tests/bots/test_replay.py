@@ -14,6 +14,8 @@ from buzzer.bots.replay import (
     load_buzz_file,
     load_question_map,
 )
+from competition.game import tokenize_tossup
+from competition.importers import parse_file
 
 RUNNER = """question_id,token_position,guess,confidence,buzz,correct
 q1,0,Paris,0.1,0,0
@@ -105,20 +107,38 @@ def test_expo_bad_final_names_the_line(tmp_path: Path) -> None:
         load_buzz_file(buzz_file)
 
 
-def test_real_exhibition_logs(shared_data: Path) -> None:
+def test_expo_positions_skip_bare_power_marks_like_the_server(tmp_path: Path) -> None:
+    write(tmp_path / "sci.csv", "id,answer,sent,text\n5,X,0,a b (*) c\n5,X,1,d e(*) f\n")
+    (tmp_path / "team").mkdir()
+    log = "sentence,question,page,evidence,word,final,weight\n"
+    for sentence, word in ((0, 3), (0, 4), (1, 2)):
+        write(tmp_path / "team" / "sci.buzz.csv", log + f'{sentence},5,X,"{{}}",{word},True,1\n')
+        spec = tokenize_tossup(1, "a b (*) c d e(*) f", "X")
+        position = load_buzz_file(tmp_path / "team" / "sci.buzz.csv")["5"].token_index
+        # the bare mark shows nothing new: a buzz on it is a buzz on "b"
+        assert spec.tokens[position] == {(0, 3): "b", (0, 4): "c", (1, 2): "e"}[sentence, word]
+
+
+def test_real_exhibition_logs_index_the_imported_tossups(shared_data: Path) -> None:
     root = shared_data / "expo" / "2024_470"
     files = sorted(root.glob("*/*.buzz.csv"))
     if not files:
         pytest.skip(f"{root} has no buzz logs")
-    tokens: dict[str, list[str]] = {}
+    # The server's tokens: the expo importer's text through the engine's tokenizer.
+    tokens = {
+        t.external_id: tokenize_tossup(0, t.question, t.answer_line).tokens for t in parse_file(root).tossups
+    }
+    raw: dict[str, list[str]] = {}
     for category in root.glob("*.csv"):
         with category.open(newline="", encoding="utf-8") as handle:
             for row in sorted(csv.DictReader(handle), key=lambda r: int(r["sent"])):
-                tokens.setdefault(row["id"], []).extend(row["text"].split())
+                raw.setdefault(row["id"], []).extend(row["text"].split())
     total = 0
     for path in files:
         for qid, buzz in load_buzz_file(path).items():
             assert 0 <= buzz.token_index < len(tokens[qid]), (path, qid)
+            if "(*)" not in raw[qid]:
+                assert tokens[qid] == raw[qid]
             total += 1
     assert total > 100
     # gpr_aim first buzzes on question 160 in sentence 0 after 12 words ("… two different aptly-titled").

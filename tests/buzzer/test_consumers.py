@@ -130,7 +130,7 @@ async def test_a_tossup_is_read_buzzed_answered_scored_and_revealed():
         assert (await recv(comm))["type"] == "snapshot"
 
     await moderator.send_to(text_data=json.dumps({"type": "command", "name": "start", "ref": "s"}))
-    _, before = await until(moderator, is_event("tossup_answer"))
+    await until(moderator, is_event("tossup_answer"))
     started, _ = await until(player, is_event("tossup_started"))
     qid = started["data"]["question_id"]
     words, _ = await until(
@@ -159,7 +159,7 @@ async def test_a_tossup_is_read_buzzed_answered_scored_and_revealed():
     ended, seen_by_player = await until(player, is_event("tossup_ended"))
     assert "Moby" in ended["data"]["answer_line"]
     # Never the answer line to a player before the reveal.
-    assert not any("tossup_answer" == f.get("event") for f in seen_by_player + skipped)
+    assert not any(f.get("event") == "tossup_answer" for f in seen_by_player + skipped)
 
     buzz = await database_sync_to_async(lambda: Buzz.objects.get(match=match))()
     assert (buzz.ruling, buzz.verdict, buzz.points, buzz.token_index) == ("correct", "accept", 15, shown)

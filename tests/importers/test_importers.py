@@ -395,3 +395,100 @@ def test_import_real_qanta(shared_data: Path) -> None:
     )
     assert row.packet.question_set.source == "qanta"
     assert import_file(path)["unchanged"] == len(raw)
+
+
+# ------------------------------------------------------------------ exhibition (expo) CSVs
+
+EXPO_ART = (
+    "id,answer,sent,text\n"
+    '160,The Death of Marat,1,"In the center, a green tablecloth."\n'
+    "160,The Death of Marat,0,This piece was used as album artwork.\n"
+    "161,Guernica,0,  This mural shows a bull.  \n"
+)
+
+
+def _expo_folder(tmp_path: Path) -> Path:
+    root = tmp_path / "2024_470"
+    (root / "team").mkdir(parents=True)
+    (root / "art.csv").write_text(EXPO_ART, encoding="utf-8")
+    (root / "sci.csv").write_text("id,answer,sent,text\n110,Argon,0,This gas is inert.\n", encoding="utf-8")
+    # Team logs and answer files beside and below the sentences are not questions.
+    (root / "team" / "art.csv").write_text(EXPO_ART, encoding="utf-8")
+    (root / "art.final.csv").write_text("id,answer,sent,text\n9,x,0,y\n", encoding="utf-8")
+    return root
+
+
+def test_expo_folder_joins_sentences_in_order(tmp_path: Path) -> None:
+    root = _expo_folder(tmp_path)
+    assert detect_format(root) == "expo" and detect_format(root / "art.csv") == "expo"
+    parsed = parse_file(root)
+    got = [(t.set_name, t.year, t.packet, t.number, t.category, t.external_id) for t in parsed.tossups]
+    assert got == [
+        ("2024 exhibition (470)", 2024, "art", 1, "art", "160"),
+        ("2024 exhibition (470)", 2024, "art", 2, "art", "161"),
+        ("2024 exhibition (470)", 2024, "sci", 1, "sci", "110"),
+    ]
+    marat = parsed.tossups[0]
+    assert marat.question == "This piece was used as album artwork. In the center, a green tablecloth."
+    assert marat.answer_line == "The Death of Marat" and marat.line == 2
+    assert parsed.tossups[1].question == "This mural shows a bull."
+    assert [t.external_id for t in parse_file(root / "art.csv", fmt="expo").tossups] == ["160", "161"]
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message"),
+    [
+        ("id,answer,text\n1,a,b\n", 1, "missing column(s) ['sent']"),
+        ("id,answer,sent,text\n1,a,0,b\n1,a,x,c\n", 3, "'sent' must be a sentence number"),
+        ("id,answer,sent,text\n1,a,0,b\n1,a,0,c\n", 3, "duplicate sentence 0 of question 1"),
+        ("id,answer,sent,text\n,a,0,b\n", 2, "empty 'id'"),
+    ],
+)
+def test_expo_errors_name_file_and_line(tmp_path: Path, text: str, line: int, message: str) -> None:
+    path = tmp_path / "geo.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(QuestionFileError) as caught:
+        parse_file(path, fmt="expo")
+    assert caught.value.line == line and message in caught.value.message
+
+
+def test_expo_empty_answer_is_an_invalid_record(tmp_path: Path) -> None:
+    path = tmp_path / "geo.csv"
+    path.write_text("id,answer,sent,text\n1,,0,b\n2,Peru,0,c\n", encoding="utf-8")
+    with pytest.raises(QuestionFileError, match="empty answer line"):
+        parse_file(path)
+    parsed = parse_file(path, skip_invalid=True)
+    assert [t.external_id for t in parsed.tossups] == ["2"] and len(parsed.skipped) == 1
+
+
+def test_csv_without_expo_columns_and_empty_folder_are_errors(tmp_path: Path) -> None:
+    other = tmp_path / "x.csv"
+    other.write_text("question_id,token_position\n", encoding="utf-8")
+    with pytest.raises(QuestionFileError, match="exhibition columns"):
+        detect_format(other)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(QuestionFileError, match="no exhibition"):
+        parse_file(tmp_path / "empty")
+
+
+@pytest.mark.django_db
+def test_import_real_exhibition_folder(shared_data: Path) -> None:
+    from competition.models import QuestionSet, Tossup
+
+    root = shared_data / "expo" / "2024_470"
+    if not root.is_dir():
+        pytest.skip(f"{root} absent: this test needs the 2024 exhibition from ../shared/data")
+    categories = sorted(p.stem for p in root.glob("*.csv"))
+    counts = import_file(root)
+    assert counts["format"] == "expo" and not counts["skipped"]
+    qset = QuestionSet.objects.get(name="2024 exhibition (470)")
+    assert qset.source == "expo" and qset.year == 2024
+    tossups = Tossup.objects.filter(packet__question_set=qset)
+    # 74 tossups in 15 topical categories + 5 in start.csv.
+    assert tossups.count() == counts["tossups"] == 79
+    assert sorted(qset.packets.values_list("name", flat=True)) == categories
+    marat = tossups.get(external_id="160")
+    assert marat.category == "art" and marat.answer_line == "The Death of Marat"
+    assert marat.question.startswith("This piece was used as the album artwork on two different")
+    assert "In the center of the painting, a green tablecloth" in marat.question
+    assert import_file(root)["unchanged"] == 79

@@ -25,7 +25,7 @@ from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, Ques
 from config import launcher
 from irt.models import Fit
 
-DEFAULT_BOT_THRESHOLD = 0.5
+DEFAULT_BOT_THRESHOLD = 0.8  # see runbot --threshold
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:

@@ -8,6 +8,7 @@ import {
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
+let protests = []; // {protest_id, team_id, question_id, reason, at, status, resolution}
 
 const socket = new MatchSocket({
   code: page.code,
@@ -15,11 +16,14 @@ const socket = new MatchSocket({
   token: page.token,
   onSnapshot(state, seq) {
     m = modelFromSnapshot(state);
+    protests = state.protests || [];
     log(`snapshot at seq ${seq} (${m.status}, ${m.phase})`);
     render();
   },
   onEvent(type, d, seq) {
     log(describe(type, d), seq);
+    if (type === "protest_marked") protests.push(d);
+    if (type === "protest_resolved") protests = protests.map((p) => (p.protest_id === d.protest_id ? d : p));
     // bonus_part events carry no answer line: the moderator's snapshot does.
     if (applyEvent(m, type, d) === "resync" || type === "bonus_part") socket.resync();
     render();
@@ -48,9 +52,29 @@ function describe(type, d) {
     case "bonus_part": return `bonus part ${d.part + 1} read`;
     case "buzz_received": return `buzz received from ${player(d.player_id)} at word ${d.token_index}`;
     case "tossup_answer": return "answer line sent to the moderator";
+    case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
+    case "tossup_revealed": return `answer revealed after ${d.words_revealed} words`;
+    case "ruling_undone": return `${d.bonus_id != null ? `bonus part ${d.part + 1}` : player(d.player_id)}: ${d.points_reversed} points reversed${d.reason ? ` (${d.reason})` : ""}`;
+    case "protest_marked": return `protest #${d.protest_id} by ${protestBy(d)}: ${d.reason}`;
+    case "protest_resolved": return `protest #${d.protest_id} resolved: ${teamName(m, d.resolution.team_id)} ${d.resolution.points} points`;
     case "race": return `race: ${d.candidates.length} candidate(s), rule ${d.rule}`;
     default: return `${type} ${Object.keys(d).length ? JSON.stringify(d).slice(0, 120) : ""}`;
   }
+}
+
+function protestBy(p) {
+  return p.team_id == null ? "the moderator" : teamName(m, p.team_id);
+}
+
+function renderProtests() {
+  const open = protests.filter((p) => p.status === "open");
+  const select = $("adjust-protest");
+  const chosen = select.value;
+  select.innerHTML = `<option value="">no protest</option>${open.map((p) => `<option value="${p.protest_id}">#${p.protest_id} ${escapeHtml(p.reason.slice(0, 30))}</option>`).join("")}`;
+  if (open.some((p) => String(p.protest_id) === chosen)) select.value = chosen;
+  $("protests").innerHTML = protests
+    .map((p) => `<li>#${p.protest_id} ${escapeHtml(protestBy(p))} on question ${p.question_id ?? "—"}: ${escapeHtml(p.reason)} — <strong>${p.status}</strong>${p.resolution ? ` (${escapeHtml(teamName(m, p.resolution.team_id))} ${p.resolution.points})` : ""}</li>`)
+    .join("");
 }
 
 function log(text, seq = null) {
@@ -77,7 +101,9 @@ function render() {
   const teamSelect = $("adjust-team");
   if (teamSelect.options.length !== m.teams.length) {
     teamSelect.innerHTML = m.teams.map((x) => `<option value="${x.id}">${escapeHtml(x.name)}</option>`).join("");
+    $("protest-team").innerHTML = `<option value="">moderator note</option>${teamSelect.innerHTML}`;
   }
+  renderProtests();
 
   // Ruling panel: the pending tossup buzz, or the pending bonus answer.
   const buzz = t && t.buzz && ["answering", "ruling"].includes(m.phase) ? t.buzz : null;
@@ -128,6 +154,7 @@ document.querySelector(".controls").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-cmd]");
   if (!btn) return;
   if (btn.dataset.cmd === "end" && !confirm("End the match?")) return;
+  if (btn.dataset.cmd === "replay" && !confirm("Replay this tossup? Its points and its bonus are reversed.")) return;
   command(btn.dataset.cmd);
 });
 $("ruling").addEventListener("click", (ev) => {
@@ -140,9 +167,18 @@ $("speed-form").addEventListener("submit", (ev) => {
 });
 $("adjust-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
-  command("adjust", { team_id: Number($("adjust-team").value), points: Number($("adjust-points").value), reason: $("adjust-reason").value.trim() });
+  const extra = { team_id: Number($("adjust-team").value), points: Number($("adjust-points").value), reason: $("adjust-reason").value.trim() };
+  if ($("adjust-protest").value) extra.protest_id = Number($("adjust-protest").value);
+  command("adjust", extra);
   $("adjust-points").value = "";
   $("adjust-reason").value = "";
+});
+$("protest-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const extra = { reason: $("protest-reason").value.trim() };
+  if ($("protest-team").value) extra.team_id = Number($("protest-team").value);
+  command("protest", extra);
+  $("protest-reason").value = "";
 });
 document.addEventListener("keydown", (ev) => {
   if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) || ev.ctrlKey || ev.metaKey || ev.altKey) return;

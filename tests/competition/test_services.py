@@ -1,0 +1,478 @@
+"""The service layer (the one door): events projected into the buzz log, corrections,
+flags, seats, match creation and the event log's sequence numbers. Time is driven by
+explicit ``now`` values (the engine is pure), so every assertion is deterministic."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from competition import game, services
+from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team
+from tests.support.factories import make_match, make_packet
+
+pytestmark = pytest.mark.django_db
+
+T0 = 1_700_000_000.0
+WORD = 0.1  # 600 wpm (the factory's speed): token k is revealed at T0 + k * WORD
+WINDOW = 0.150  # MatchConfig.collection_window
+
+
+def run(match: Match, command: Any, now: float, actor: str = "moderator") -> services.Applied:
+    return services.apply_command(match_id=match.id, command=command, actor=actor, now=now)
+
+
+def press(match: Match, player: Player, token_index: int, now: float, **kw: Any) -> services.Applied:
+    return services.buzz(
+        match_id=match.id,
+        player_id=player.id,
+        question_id=match.tossup_ids[0],
+        token_index=token_index,
+        client_time=kw.get("client_time"),
+        corrected_press_at=kw.get("corrected_press_at"),
+        now=now,
+    )
+
+
+def reply(match: Match, player: Player, text: str, now: float) -> services.Applied:
+    return services.answer(
+        match_id=match.id, player_id=player.id, question_id=match.tossup_ids[0], text=text, now=now
+    )
+
+
+def log(match: Match, event: str | None = None) -> list[MatchEvent]:
+    rows = MatchEvent.objects.filter(match=match).order_by("seq")
+    return list(rows.filter(type=event) if event else rows)
+
+
+def seats(match: Match) -> dict[str, Player]:
+    return {p.name: p for p in Player.objects.filter(match=match)}
+
+
+def scores(match: Match) -> dict[str, int]:
+    return Match.objects.get(pk=match.pk).state["scores"]
+
+
+@pytest.fixture
+def match() -> Match:
+    """Red (alice, amy), Blue (bob), a light bot team; auto-ruling; started at T0."""
+    m = make_match()
+    run(m, game.Start(), T0)
+    return m
+
+
+@pytest.fixture
+def moderated() -> Match:
+    """As ``match`` but the moderator rules every answer (no auto-ruling)."""
+    m = make_match(config={"auto_rule": False})
+    run(m, game.Start(), T0)
+    return m
+
+
+# -- projection of events into the buzz log -------------------------------------------------
+
+
+def test_a_won_race_writes_one_buzz_row_with_times_race_record_and_eligible_seats(match):
+    p = seats(match)
+    press(match, p["alice"], 3, T0 + 0.35, client_time=42.0, corrected_press_at=T0 + 0.34)
+    assert not Buzz.objects.filter(match=match).exists()  # the collection window is still open
+
+    run(match, game.Tick(), T0 + 0.35 + WINDOW + 0.01, actor="driver")
+    (row,) = Buzz.objects.filter(match=match)
+    (race,) = log(match, "race")
+    (won,) = log(match, "buzz")
+    shown = next(e for e in log(match, "words") if e.payload["start"] <= 3 < e.payload["start"] + 4)
+    assert (row.player_id, row.team_id, row.kind) == (p["alice"].id, p["alice"].team_id, "human")
+    assert (row.token_index, row.token_count) == (3, 20)
+    assert row.revealed_at == pytest.approx(shown.payload["revealed_at"]) == pytest.approx(T0 + 3 * WORD)
+    assert row.received_at == row.accepted_at == T0 + 0.35
+    assert (row.client_pressed_at, row.corrected_press_at) == (42.0, T0 + 0.34)
+    assert sorted(row.eligible) == sorted(pl.id for pl in p.values())
+    assert row.race == race.payload and race.audience == "moderator"
+    assert race.payload["winner"] == p["alice"].id
+    assert row.seq == won.seq and (row.ruling, row.verdict, row.points) == ("", "", 0)
+
+
+def test_an_auto_ruled_answer_records_guess_verdict_ruling_points_and_time(match):
+    p = seats(match)
+    press(match, p["alice"], 3, T0 + 0.35)
+    run(match, game.Tick(), T0 + 0.6, actor="driver")
+    reply(match, p["alice"], "moby dick", T0 + 1.5)
+
+    row = Buzz.objects.get(match=match)
+    assert (row.guess, row.verdict, row.ruling, row.points) == ("moby dick", "accept", "correct", 15)
+    assert "strict match" in row.verdict_reason and row.ruled_at == T0 + 1.5
+    assert scores(match)[str(p["alice"].team_id)] == 15
+    assert [e.type for e in log(match)][-2:] == ["bonus_started", "bonus_part"]
+
+
+def test_the_judges_verdict_is_kept_when_the_moderator_rules_otherwise(moderated):
+    p = seats(moderated)
+    press(moderated, p["bob"], 2, T0 + 0.25)
+    run(moderated, game.Tick(), T0 + 0.5, actor="driver")
+    reply(moderated, p["bob"], "moby dick", T0 + 1.0)
+    row = Buzz.objects.get(match=moderated)
+    assert (row.verdict, row.ruling) == ("accept", "")  # waiting for the moderator
+    (given,) = log(moderated, "answer_given")
+    assert given.audience == "moderator" and given.payload["verdict"] == "accept"
+
+    run(moderated, game.Rule("reject"), T0 + 2.0)
+    row.refresh_from_db()
+    assert (row.guess, row.verdict, row.ruling, row.points) == ("moby dick", "accept", "wrong", -5)
+    assert row.ruled_at == T0 + 2.0
+
+
+def test_a_timed_out_buzz_is_ruled_timeout_by_the_driver(match):
+    p = seats(match)
+    press(match, p["bob"], 1, T0 + 0.15)
+    run(match, game.Tick(), T0 + 0.4, actor="driver")
+    answer_deadline = log(match, "buzz")[0].payload["answer_deadline"]
+    run(match, game.Tick(), answer_deadline + 0.01, actor="driver")
+    row = Buzz.objects.get(match=match)
+    assert (row.ruling, row.points, row.guess) == ("timeout", -5, "")
+    assert row.ruled_at == answer_deadline
+
+
+def test_bonus_parts_are_logged_with_verdict_ruling_and_points(match):
+    p = seats(match)
+    press(match, p["alice"], 3, T0 + 0.35)
+    run(match, game.Tick(), T0 + 0.6, actor="driver")
+    reply(match, p["alice"], "moby dick", T0 + 1.0)
+    bonus_id = match.bonus_ids[0]
+    for part, text, now in [(0, "bonusanswer0", 2.0), (1, "nonsense", 3.0)]:
+        services.bonus_answer(
+            match_id=match.id, player_id=p["amy"].id, bonus_id=bonus_id, part=part, text=text, now=T0 + now
+        )
+    deadline = log(match, "bonus_part")[-1].payload["answer_deadline"]
+    run(match, game.Tick(), deadline + 0.01, actor="driver")
+
+    rows = list(BonusPartResult.objects.filter(match=match).order_by("part"))
+    got = [(r.part, r.guess, r.verdict, r.ruling, r.points, r.team_id) for r in rows]
+    red = p["alice"].team_id
+    assert got == [
+        (0, "bonusanswer0", "accept", "correct", 10, red),
+        (1, "nonsense", "reject", "wrong", 0, red),
+        (2, "", "", "timeout", 0, red),
+    ]
+    ruled = log(match, "bonus_part_ruled")
+    assert [r.seq for r in rows] == [e.seq for e in ruled]
+    assert scores(match)[str(red)] == 25
+
+
+def test_a_moderator_ruled_bonus_part_keeps_the_judges_verdict(moderated):
+    p = seats(moderated)
+    press(moderated, p["alice"], 3, T0 + 0.35)
+    run(moderated, game.Tick(), T0 + 0.6, actor="driver")
+    reply(moderated, p["alice"], "moby dick", T0 + 1.0)
+    run(moderated, game.Rule("accept"), T0 + 1.5)
+    services.bonus_answer(
+        match_id=moderated.id,
+        player_id=p["alice"].id,
+        bonus_id=moderated.bonus_ids[0],
+        part=0,
+        text="something else",
+        now=T0 + 2.0,
+    )
+    assert not BonusPartResult.objects.filter(match=moderated).exists()
+    run(moderated, game.Rule("accept"), T0 + 3.0)
+    row = BonusPartResult.objects.get(match=moderated)
+    assert (row.guess, row.verdict, row.ruling, row.points) == ("something else", "reject", "correct", 10)
+
+
+# -- corrections ----------------------------------------------------------------------------
+
+
+def test_undo_marks_the_buzz_undone_zeroes_its_points_and_restores_the_scores(match):
+    p = seats(match)
+    blue = str(p["bob"].team_id)
+    press(match, p["bob"], 2, T0 + 0.25)
+    run(match, game.Tick(), T0 + 0.5, actor="driver")
+    reply(match, p["bob"], "gatsby", T0 + 1.0)
+    assert scores(match)[blue] == -5
+    assert Buzz.objects.get(match=match).ruling == "wrong"
+
+    run(match, game.Undo(), T0 + 1.2)
+    row = Buzz.objects.get(match=match)
+    assert (row.ruling, row.points, row.verdict) == ("undone", 0, "reject")
+    (undone,) = log(match, "ruling_undone")
+    assert undone.payload["points_reversed"] == -5 and undone.payload["player_id"] == p["bob"].id
+    assert undone.payload["scores"][blue] == 0 == scores(match)[blue]
+    # The tossup is still live and Blue may buzz on it again.
+    press(match, p["bob"], 9, T0 + 1.3)
+    assert log(match, "buzz_received")[-1].payload["player_id"] == p["bob"].id
+
+
+def test_undo_of_a_bonus_part_marks_that_result_undone(match):
+    p = seats(match)
+    red = str(p["alice"].team_id)
+    press(match, p["alice"], 3, T0 + 0.35)
+    run(match, game.Tick(), T0 + 0.6, actor="driver")
+    reply(match, p["alice"], "moby dick", T0 + 1.0)
+    services.bonus_answer(
+        match_id=match.id,
+        player_id=p["alice"].id,
+        bonus_id=match.bonus_ids[0],
+        part=0,
+        text="bonusanswer0",
+        now=T0 + 2.0,
+    )
+    assert scores(match)[red] == 25
+    run(match, game.Undo(), T0 + 2.5)
+    assert scores(match)[red] == 15
+    assert BonusPartResult.objects.get(match=match, part=0).ruling == "undone"
+    assert BonusPartResult.objects.get(match=match, part=0).points == 0
+    assert Buzz.objects.get(match=match).ruling == "correct"  # only the last ruling is reversed
+    (undone,) = log(match, "ruling_undone")
+    assert undone.payload["question_id"] is None and undone.payload["part"] == 0
+
+
+def test_nothing_to_undo_is_refused_and_stores_nothing(match):
+    head = Match.objects.get(pk=match.pk).seq
+    with pytest.raises(game.RuleViolation) as exc:
+        run(match, game.Undo(), T0 + 0.05)
+    assert exc.value.reason == "nothing_to_undo"
+    assert Match.objects.get(pk=match.pk).seq == head == len(log(match))
+
+
+def test_adjust_changes_the_score_and_logs_the_reason(match):
+    blue = Team.objects.get(match=match, name="Blue")
+    applied = run(match, game.Adjust(blue.id, -5, "protest upheld"), T0 + 0.05)
+    (adj,) = log(match, "points_adjusted")
+    assert adj.payload == {"team_id": blue.id, "points": -5, "reason": "protest upheld", "scores": adj.payload["scores"]}
+    assert adj.payload["scores"][str(blue.id)] == -5 == scores(match)[str(blue.id)]
+    assert applied.seq == adj.seq and applied.events[-1]["actor"] == "moderator"
+    with pytest.raises(game.RuleViolation) as exc:
+        run(match, game.Adjust(999_999, 5, "nobody"), T0 + 0.06)
+    assert exc.value.reason == "unknown_team"
+    assert len(log(match, "points_adjusted")) == 1
+
+
+# -- flags ----------------------------------------------------------------------------------
+
+
+def flag(match: Match, question_id: int, problem: str = "ambiguity") -> services.Applied:
+    return services.flag_question(
+        match_id=match.id,
+        question_id=question_id,
+        problem=problem,
+        comment="two answers fit",
+        reporter="alice",
+        role="player",
+    )
+
+
+def test_a_question_can_be_flagged_only_after_its_tossup_ended(match):
+    qid = match.tossup_ids[0]
+    with pytest.raises(services.ServiceError) as exc:
+        flag(match, qid)
+    assert exc.value.code == "invalid"
+    assert not Flag.objects.exists() and not log(match, "question_flagged")
+
+    run(match, game.Skip(), T0 + 0.5)
+    head = Match.objects.get(pk=match.pk).seq
+    applied = flag(match, qid)
+    (row,) = Flag.objects.all()
+    assert (row.tossup_id, row.match_id, row.problem, row.reporter, row.role) == (
+        qid,
+        match.id,
+        "ambiguity",
+        "alice",
+        "player",
+    )
+    (ev,) = log(match, "question_flagged")
+    assert ev.audience == "moderator" and ev.seq == head + 1 == applied.seq
+    assert ev.payload == {"question_id": qid, "problem": "ambiguity", "reporter": "alice"}
+    # The second tossup has not been played: refused.
+    with pytest.raises(services.ServiceError):
+        flag(match, match.tossup_ids[1])
+
+
+def test_an_unknown_problem_type_is_refused(match):
+    run(match, game.Skip(), T0 + 0.5)
+    with pytest.raises(services.ServiceError) as exc:
+        flag(match, match.tossup_ids[0], problem="too_hard")
+    assert exc.value.code == "invalid" and not Flag.objects.exists()
+
+
+# -- seats ----------------------------------------------------------------------------------
+
+
+def test_rejoining_by_name_returns_the_same_seat_even_after_the_start(match):
+    alice = seats(match)["alice"]
+    again = services.join_match(code=match.join_code.lower(), name=" alice ", team="Blue")
+    assert (again.id, again.token, again.team_id) == (alice.id, alice.token, alice.team_id)
+    assert Player.objects.filter(match=match, name="alice").count() == 1
+
+
+def test_new_players_cannot_join_a_started_match(match):
+    with pytest.raises(services.ServiceError) as exc:
+        services.join_match(code=match.join_code, name="carol", team="Red")
+    assert exc.value.code == "closed"
+    assert not Player.objects.filter(name="carol").exists()
+
+
+def test_bot_teams_are_not_joinable_and_bad_seats_are_refused():
+    m = make_match()
+    cases = [
+        ({"code": m.join_code, "name": "carol", "team": "bot"}, "invalid"),  # the bot's team
+        ({"code": m.join_code, "name": "carol", "team": "Green"}, "invalid"),
+        ({"code": m.join_code, "name": "bot", "team": "Red"}, "invalid"),  # the bot's name is taken
+        ({"code": m.join_code, "name": "   ", "team": "Red"}, "invalid"),
+        ({"code": "ZZZZZZ", "name": "carol", "team": "Red"}, "not_found"),
+    ]
+    before = Player.objects.count()
+    for kwargs, code in cases:
+        with pytest.raises(services.ServiceError) as exc:
+            services.join_match(**kwargs)
+        assert exc.value.code == code, kwargs
+    assert Player.objects.count() == before
+
+
+def test_a_lobby_join_adds_the_seat_to_the_engine_state():
+    m = make_match()
+    carol = services.join_match(code=m.join_code, name="carol", team="Blue")
+    state = Match.objects.get(pk=m.pk).state
+    assert {"player_id": carol.id, "team_id": carol.team_id, "name": "carol", "kind": "human", "weight_class": ""} in state["players"]
+
+
+# -- creating matches -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "code"),
+    [
+        ({"preset": "no-such-preset"}, "unknown_preset"),
+        ({"tossup_ids": []}, "invalid"),
+        ({"tossup_ids": [987_654]}, "invalid"),
+        ({"teams": ["Red", "Red"]}, "invalid"),
+        ({"bots": [{"name": "Red", "weight_class": "mid"}]}, "invalid"),
+    ],
+)
+def test_create_match_refuses_bad_requests_and_creates_nothing(kwargs, code):
+    tossups, _ = make_packet()
+    request = {"name": "m", "tossup_ids": [t.id for t in tossups], "teams": ["Red", "Blue"], **kwargs}
+    with pytest.raises(services.ServiceError) as exc:
+        services.create_match(**request)
+    assert exc.value.code == code
+    assert not Match.objects.exists() and not Team.objects.exists()
+
+
+def test_create_match_seats_bots_on_their_own_teams_and_drops_unknown_bonuses():
+    tossups, bonuses = make_packet(n_tossups=2, n_bonuses=1)
+    m = services.create_match(
+        name="m",
+        tossup_ids=[t.id for t in tossups],
+        bonus_ids=[bonuses[0].id, 987_654],
+        teams=["Red"],
+        bots=[{"name": "qanta", "weight_class": "heavy"}],
+    )
+    assert m.status == Match.Status.LOBBY and m.bonus_ids == [bonuses[0].id]
+    bot = Player.objects.get(match=m, kind=Player.Kind.BOT)
+    assert (bot.team.name, bot.team.kind, bot.weight_class) == ("qanta", Team.Kind.BOT, "heavy")
+    assert [t["name"] for t in m.state["teams"]] == ["Red", "qanta"]
+
+
+# -- the event log --------------------------------------------------------------------------
+
+
+def test_a_whole_match_has_strictly_increasing_gapless_seqs(match):
+    p = seats(match)
+    heads = []
+    steps = [
+        lambda: press(match, p["bob"], 2, T0 + 0.25),
+        lambda: run(match, game.Tick(), T0 + 0.5, actor="driver"),
+        lambda: reply(match, p["bob"], "gatsby", T0 + 1.0),
+        lambda: press(match, p["alice"], 12, T0 + 1.3),
+        lambda: run(match, game.Tick(), T0 + 1.6, actor="driver"),
+        lambda: reply(match, p["alice"], "moby dick", T0 + 2.0),
+        lambda: run(match, game.Adjust(p["bob"].team_id, 5, "fix"), T0 + 2.1),
+        lambda: run(match, game.Skip(), T0 + 2.2),
+        lambda: run(match, game.Tick(), T0 + 5.0, actor="driver"),
+        lambda: run(match, game.End(), T0 + 5.5),
+    ]
+    for step in steps:
+        heads.append(step().seq)
+    rows = log(match)
+    assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
+    assert heads == sorted(heads) and heads[-1] == rows[-1].seq == Match.objects.get(pk=match.pk).seq
+    assert rows[-1].type == "match_ended"
+    assert Match.objects.get(pk=match.pk).status == Match.Status.ENDED
+
+
+def test_applied_events_are_the_stored_rows_with_the_actor(match):
+    applied = run(match, game.Tick(), T0 + 0.35, actor="driver")
+    stored = log(match)[-len(applied.events) :]
+    assert [(e["seq"], e["event"], e["data"], e["audience"]) for e in applied.events] == [
+        (r.seq, r.type, r.payload, r.audience) for r in stored
+    ]
+    assert {e["actor"] for e in applied.events} == {"driver"}
+    assert applied.next_deadline == pytest.approx(T0 + 4 * WORD)
+
+
+def test_every_acknowledged_buzz_is_logged_even_when_it_loses_the_race(match):
+    p = seats(match)
+    run(match, game.Tick(), T0 + 0.55, actor="driver")
+    press(match, p["alice"], 5, T0 + 0.6)
+    press(match, p["bob"], 3, T0 + 0.65)  # later, inside the window, on an earlier word: wins
+    run(match, game.Tick(), T0 + 0.9, actor="driver")
+
+    received = log(match, "buzz_received")
+    assert [(e.payload["player_id"], e.payload["token_index"], e.audience) for e in received] == [
+        (p["alice"].id, 5, "moderator"),
+        (p["bob"].id, 3, "moderator"),
+    ]
+    assert [e.payload["received_at"] for e in received] == [T0 + 0.6, T0 + 0.65]
+    (race,) = log(match, "race")
+    assert [c["player_id"] for c in race.payload["candidates"]] == [p["bob"].id, p["alice"].id]
+    (lost,) = log(match, "buzz_lost")
+    assert lost.audience == f"player:{p['alice'].id}" and lost.payload["reason"] == "outraced"
+    assert list(Buzz.objects.filter(match=match).values_list("player_id", flat=True)) == [p["bob"].id]
+
+
+@pytest.mark.parametrize(
+    ("who", "token", "reason"),
+    [("alice", 0, "wrong_question"), ("amy", 1, "team_already_buzzed"), ("bob", 1, "locked_out")],
+)
+def test_a_refused_command_stores_nothing(match, who, token, reason):
+    p = seats(match)
+    press(match, p["alice"], 1, T0 + 0.15)
+    run(match, game.Tick(), T0 + 0.4, actor="driver")
+    before = Match.objects.get(pk=match.pk)
+    n_events, n_buzzes = len(log(match)), Buzz.objects.count()
+    qid = match.tossup_ids[1] if reason == "wrong_question" else match.tossup_ids[0]
+    with pytest.raises(game.RuleViolation) as exc:
+        services.buzz(
+            match_id=match.id,
+            player_id=p[who].id,
+            question_id=qid,
+            token_index=token,
+            client_time=None,
+            corrected_press_at=None,
+            now=T0 + 0.45,
+        )
+    assert exc.value.reason == reason
+    after = Match.objects.get(pk=match.pk)
+    assert (after.seq, after.state) == (before.seq, before.state)
+    assert (len(log(match)), Buzz.objects.count()) == (n_events, n_buzzes)
+
+
+def test_a_buzz_before_the_start_is_refused_and_stores_nothing():
+    m = make_match()
+    alice = seats(m)["alice"]
+    with pytest.raises(game.RuleViolation) as exc:
+        press(m, alice, 0, T0)
+    assert exc.value.reason == "not_live"
+    assert not MatchEvent.objects.filter(match=m).exists() and Match.objects.get(pk=m.pk).seq == 0
+
+
+def test_an_answer_out_of_turn_is_refused_and_records_no_verdict(match):
+    p = seats(match)
+    press(match, p["alice"], 1, T0 + 0.15)
+    run(match, game.Tick(), T0 + 0.4, actor="driver")
+    head = Match.objects.get(pk=match.pk).seq
+    with pytest.raises(game.RuleViolation) as exc:
+        reply(match, p["bob"], "moby dick", T0 + 0.5)
+    assert exc.value.reason == "not_your_buzz"
+    assert Match.objects.get(pk=match.pk).seq == head
+    assert Buzz.objects.get(match=match).verdict == ""

@@ -1,0 +1,175 @@
+"""The live pipeline: buzz log → responses (policy), versioned idempotent fits, progress,
+flag handling, adversary sensitivity in the fit summary, and the Celery task contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from competition import services
+from competition.models import Buzz, Flag, Match, MatchEvent, Packet, Player, QuestionSet, Tossup
+from irt import pipeline
+from irt.models import Fit, ItemScore, Response, SubjectSkill
+from irt.tasks import fit_after_match
+
+pytestmark = pytest.mark.django_db
+
+# Per tossup: (player name, token index, ruling) buzzes in order; "skip" marks a skipped tossup.
+SCRIPT = [
+    [("b1", 3, "wrong"), ("alice", 5, "correct")],
+    [("b1", 2, "correct")],
+    [("bob", 4, "wrong"), ("b2", 6, "correct")],
+    [("alice", 7, "correct")],
+    [],  # dead: nobody buzzed
+    "skip",
+    [("b2", 1, "wrong"), ("amy", 8, "correct")],
+    [("b1", 5, "correct")],
+]
+
+
+@pytest.fixture
+def match() -> Match:
+    qs = QuestionSet.objects.create(name="Pipeline set", year=2024, source="test")
+    packet = Packet.objects.create(question_set=qs, name="Round 1")
+    tossups = [
+        Tossup.objects.create(
+            packet=packet,
+            number=n + 1,
+            question="clue " * 12,
+            answer_line=f"answer{n}",
+            writer="Writer A" if n % 2 else "Writer B",
+        )
+        for n in range(len(SCRIPT))
+    ]
+    match = services.create_match(
+        name="Pipeline",
+        tossup_ids=[t.id for t in tossups],
+        preset="naqt",
+        teams=["Red", "Blue"],
+        bots=[{"name": "b1", "weight_class": "light"}, {"name": "b2", "weight_class": "heavy"}],
+    )
+    for name, team in (("alice", "Red"), ("amy", "Red"), ("bob", "Blue")):
+        services.join_match(code=match.join_code, name=name, team=team)
+    seq = 1000
+    for tossup, buzzes in zip(tossups, SCRIPT, strict=True):
+        for name, index, ruling in [] if buzzes == "skip" else buzzes:
+            player = Player.objects.get(match=match, name=name)
+            seq += 1
+            Buzz.objects.create(
+                match=match, tossup=tossup, player=player, team=player.team, kind=player.kind,
+                token_index=index, token_count=12, received_at=0.0, ruling=ruling, seq=seq,
+            )  # fmt: skip
+        seq += 1
+        outcome = "skipped" if buzzes == "skip" else "played"
+        MatchEvent.objects.create(
+            match=match, seq=seq, type="tossup_ended", payload={"question_id": tossup.id, "outcome": outcome}
+        )
+    return match
+
+
+def tossup_ids(match: Match) -> list[int]:
+    return list(
+        Tossup.objects.filter(id__in=match.tossup_ids).order_by("number").values_list("id", flat=True)
+    )
+
+
+def test_match_responses_follow_the_policy(match: Match) -> None:
+    ids = tossup_ids(match)
+    rows = {(r.subject, r.tossup_id): (r.correct, r.position) for r in pipeline.match_responses(match)}
+    first = {s: v for (s, t), v in rows.items() if t == ids[0]}
+    assert first == {
+        "human:alice": (True, 5),
+        "bot:b1": (False, 3),
+        "human:amy": (False, None),
+        "human:bob": (False, None),
+        "bot:b2": (False, None),
+        "team:Red": (True, 5),
+        "team:Blue": (False, None),
+    }
+    assert not any(t == ids[5] for _, t in rows)  # the skipped tossup gives no response
+    assert len(rows) == 7 * (len(SCRIPT) - 1)
+
+    censored = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match, unbuzzed="missing")}
+    assert ("human:amy", ids[0]) not in censored and ("bot:b1", ids[0]) in censored
+    assert ("human:amy", ids[4]) in censored  # dead tossup: nobody answered, so no censoring
+
+
+def test_fits_are_idempotent_and_versioned(match: Match) -> None:
+    pipeline.record_match_responses(match.id)
+    first = pipeline.fit_scope("live")
+    again = pipeline.fit_scope("live")
+    assert again.id == first.id and Fit.objects.count() == 1
+    assert first.status == Fit.Status.DONE and first.duration_s is not None
+
+    assert pipeline.fit_scope("live", seed=1).id != first.id  # other settings → other fit
+    Response.objects.filter(subject="human:bob").update(correct=True)  # changed responses
+    changed = pipeline.fit_scope("live")
+    assert changed.id != first.id and changed.snapshot_hash != first.snapshot_hash
+    assert Fit.objects.filter(dataset="live").count() == 3
+
+    with pytest.raises(ValueError, match="no responses"):
+        pipeline.fit_scope("nothing-here")
+
+
+def test_progress_is_reported_and_saved(match: Match) -> None:
+    pipeline.record_match_responses(match.id)
+    seen: list[float] = []
+    fit = pipeline.fit_scope(f"match:{match.id}", progress=seen.append)
+    assert seen == sorted(seen) and seen[0] > 0 and seen[-1] == 1.0 and len(seen) >= 4
+    fit.refresh_from_db()
+    assert fit.progress == 1.0
+
+
+def test_fit_after_match_twice_gives_one_fit_per_scope(match: Match, monkeypatch) -> None:
+    meta: list[dict] = []
+    monkeypatch.setattr(fit_after_match, "update_state", lambda **kw: meta.append(kw["meta"]))
+    for _ in range(2):
+        result = fit_after_match.apply(args=[match.id]).get()
+    assert Fit.objects.filter(dataset=f"match:{match.id}").count() == 1
+    assert Fit.objects.filter(dataset="live").count() == 1
+    fit = Fit.objects.get(pk=result["match_fit"])
+    assert fit.status == Fit.Status.DONE
+    fractions = [m["fraction"] for m in meta]
+    assert {m["scope"] for m in meta} == {f"match:{match.id}", "live"}
+    assert all(0 < f <= 1 for f in fractions) and fractions[-1] == 1.0
+
+    skills = {s.subject: s for s in SubjectSkill.objects.filter(fit=fit)}
+    assert set(skills) == {
+        "human:alice", "human:amy", "human:bob", "bot:b1", "bot:b2", "team:Red", "team:Blue",
+    }  # fmt: skip
+    assert skills["team:Red"].kind == "team" and skills["bot:b1"].kind == "bot"
+    assert all(s.skill_se and s.skill_se > 0 for s in skills.values())
+    items = ItemScore.objects.filter(fit=fit)
+    assert items.count() == len(SCRIPT) - 1
+    assert all(i.tossup_id and i.mu is not None and i.kappa is not None for i in items)
+
+
+def test_flagged_tossups_leave_the_aggregates_by_default(match: Match) -> None:
+    pipeline.record_match_responses(match.id)
+    plain = pipeline.fit_scope("live")
+    assert plain.summary["n_flagged"] == 0
+    flagged = tossup_ids(match)[0]
+    Flag.objects.create(tossup_id=flagged, match=match, reporter="mod", role="moderator", problem="ambiguity")
+    fit = pipeline.fit_scope("live")
+    assert fit.id != plain.id  # the flag is an input of the fit
+    items = list(ItemScore.objects.filter(fit=fit))
+    kept = [i.kappa for i in items if i.tossup_id != flagged]
+    every = [i.kappa for i in items]
+    assert fit.summary["n_flagged"] == 1
+    assert fit.summary["kappa"] == pytest.approx(np.mean(kept))
+    assert fit.summary["with_flagged"]["kappa"] == pytest.approx(np.mean(every))
+    assert fit.summary["kappa"] != pytest.approx(fit.summary["with_flagged"]["kappa"])
+
+
+def test_sensitivity_is_stored_in_the_summary(match: Match) -> None:
+    pipeline.record_match_responses(match.id)
+    fit = pipeline.fit_scope("live")
+    sens = fit.summary["sensitivity"]
+    assert [r["bot"] for r in sens["leave_out"]] == ["bot:b1", "bot:b2"]
+    values = [r["advscore"] for r in sens["leave_out"] if r["advscore"] is not None]
+    if values:
+        assert sens["advscore_min"] == pytest.approx(min(values))
+        assert sens["advscore_max"] == pytest.approx(max(values))
+    assert all(r["tau"] is None for r in sens["leave_out"])  # one bot left: no ranking to compare
+    off = pipeline.fit_scope("live", settings={"sensitivity": False})
+    assert "sensitivity" not in off.summary
