@@ -57,7 +57,13 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self._pending: list[tuple[int, str]] | None = []  # events that raced the snapshot
         self.limiter = protocol.RateLimiter()
         self.clock = protocol.ClockEstimator()
-        self.room = await Room.join(self.match_id, self)
+        try:
+            self.room = await Room.join(self.match_id, self)
+        except RuntimeError as exc:
+            log.error("%s", exc)
+            await self._error("unavailable", "the match's event stream is unavailable; try again shortly")
+            await self.close(code=1011)
+            return
         await self._send_snapshot()
 
     async def disconnect(self, code: int) -> None:

@@ -156,6 +156,9 @@ class MatchEvent(models.Model):
     type = models.CharField(max_length=50)
     payload = models.JSONField(default=dict)
     audience = models.CharField(max_length=30, default="all")
+    actor = models.CharField(
+        max_length=50, blank=True, help_text="who caused it: moderator, player:<id>, driver"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from competition import game
 from competition.models import Bonus, BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team, Tossup
+from irt.tasks import fit_after_match
 from scoring.judge import Verdict, judge
 from scoring.rules import load_preset
 
@@ -184,24 +185,32 @@ def apply_command(
         for ev in all_events:
             seq += 1
             data = dict(ev.data)
-            rows.append(MatchEvent(match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience))
+            rows.append(
+                MatchEvent(
+                    match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience, actor=actor
+                )
+            )
         MatchEvent.objects.bulk_create(rows)
         _project(match, rows, command, state, new_state, now)
         match.state = new_state.to_dict()
         match.seq = seq
         match.save(update_fields=["state", "seq", "status", "ended_at"])
-        out = [_event_dict(r, actor) for r in rows]
+        out = [_event_dict(r) for r in rows]
         deadline = new_state.next_deadline
         transaction.on_commit(lambda: _publish(match.id, out, deadline))
         if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
-            from irt.tasks import fit_after_match
-
             transaction.on_commit(lambda: fit_after_match.delay(match.id))
     return Applied(out, seq, deadline)
 
 
-def _event_dict(row: MatchEvent, actor: str) -> dict[str, Any]:
-    return {"seq": row.seq, "event": row.type, "data": row.payload, "audience": row.audience, "actor": actor}
+def _event_dict(row: MatchEvent) -> dict[str, Any]:
+    return {
+        "seq": row.seq,
+        "event": row.type,
+        "data": row.payload,
+        "audience": row.audience,
+        "actor": row.actor,
+    }
 
 
 def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -108,6 +109,11 @@ def start_worker(env: dict[str, str], log: Path | None = None) -> subprocess.Pop
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
     cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-l", "warning"]
     return subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def exit_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so ``finally`` blocks stop the child processes."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
 def stop(*procs: subprocess.Popen | None) -> None:

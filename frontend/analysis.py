@@ -1,19 +1,22 @@
-"""Read models for the analyst pages: leaderboard, per-question ADVSCORE table, plot data and
-exports of a :class:`irt.models.Fit` (Sung et al. 2025; docs in ADVSCORE.md)."""
+"""Read models for the analyst pages: leaderboard, per-question ADVSCORE table, the paper's
+Figure-2 plot data and per-subject pages of a :class:`irt.models.Fit` (Sung et al. 2025; docs in
+ADVSCORE.md). Exports live in ``irt.exports``, aggregates in ``irt.selectors``."""
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
 from django.db.models import Avg, Count, ExpressionWrapper, F, FloatField
+from scipy.stats import gaussian_kde
 
 from competition.models import Buzz, Flag
-from irt.models import Fit, ItemScore, Response, SubjectSkill
+from irt import selectors
+from irt.advscore import advscore
+from irt.models import Fit, ItemScore, SubjectSkill
+from irt.pipeline import scope_responses
 
 LIVE_DATASET = "live"
 IIF_GRID = np.linspace(-5.0, 5.0, 101)  # skill axis t in logits, the ADVSCORE.md integration range
@@ -125,111 +128,107 @@ def plot_data(fit: Fit, skills: list[dict[str, Any]], items: list[dict[str, Any]
     return {"skills": dict(by_kind), "grid": IIF_GRID.round(3).tolist(), "curves": curves}
 
 
-def fit_context(fit: Fit) -> dict[str, Any]:
-    """Everything the analysis template needs for one fit."""
-    skills = leaderboard(fit)
-    items = item_rows(fit)
-    summary = fit.summary or {}
+def figure2(fit: Fit) -> dict[str, Any] | None:
+    """Data of the ADVSCORE paper's Figure 2 for a fit (Sung et al. 2025), or None without both
+    humans and bots: kernel densities of the skills of skilled humans H(0) and skilled models M(0)
+    on a skill grid (logits) with the representative skills β*_H0, β*_M0; and per item, sorted by
+    difficulty θ, the mean response probability σ(γ(β − θ)) over each group. Groups are
+    recomputed from the stored parameters as the fit defined them (teams out, ``experts`` setting)."""
+    subjects = list(SubjectSkill.objects.filter(fit=fit).exclude(kind="team").values_list("skill", "kind"))
+    items = list(ItemScore.objects.filter(fit=fit).order_by("difficulty", "item"))
+    skill = np.array([s for s, _ in subjects], dtype=float)
+    human = np.array([k == "human" for _, k in subjects], dtype=bool)
+    if not items or not human.any() or human.all():
+        return None
+    theta = np.array([i.difficulty for i in items])
+    gamma = np.array([i.discriminability for i in items])
+    groups = advscore(skill, human, theta, gamma, experts=bool(fit.settings.get("experts")))
+    grid = np.linspace(min(-5.0, skill.min() - 1.0), max(5.0, skill.max() + 1.0), 201)
+
+    def density(values: np.ndarray) -> list[float] | None:
+        if values.size < 2 or np.ptp(values) == 0:
+            return None  # a KDE needs spread; the skills still show as a rug
+        return np.round(gaussian_kde(values)(grid), 5).tolist()
+
+    def curve(mask: np.ndarray) -> list[float]:
+        p = 1.0 / (1.0 + np.exp(-gamma[None, :] * (skill[mask][:, None] - theta[None, :])))
+        return np.round(p.mean(axis=0), 5).tolist()
+
     return {
-        "fit": fit,
-        "summary": {k: _finite(summary.get(k)) for k in ("mu", "delta", "kappa", "advscore")},
-        "skills": skills,
-        "items": items,
-        "plots": plot_data(fit, skills, items),
+        "grid": grid.round(3).tolist(),
+        "human": {"skills": skill[groups.h0].tolist(), "density": density(skill[groups.h0])},
+        "bot": {"skills": skill[groups.m0].tolist(), "density": density(skill[groups.m0])},
+        "skill_h0": groups.skill_h0,
+        "skill_m0": groups.skill_m0,
+        "items": [i.item for i in items],
+        "difficulty": theta.round(4).tolist(),
+        "human_curve": curve(groups.h0),
+        "bot_curve": curve(groups.m0),
     }
 
 
-# --- exports ------------------------------------------------------------------------------
-
-EXPORT_COLUMNS = [
-    "subject",
-    "subject_kind",
-    "item",
-    "tossup_id",
-    "match_id",
-    "source",
-    "correct",
-    "skill",
-    "skill_se",
-    "difficulty",
-    "discriminability",
-    "mu",
-    "delta",
-    "kappa",
-    "advscore",
-]
-
-
-def _json_safe(obj: Any) -> Any:
-    """NaN/±inf (e.g. δ_j with an empty H(1)) become None: strict JSON has no NaN."""
-    if isinstance(obj, float):
-        return _finite(obj)
-    if isinstance(obj, dict):
-        return {k: _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_json_safe(v) for v in obj]
-    return obj
+def fit_context(fit: Fit, include_flagged: bool = False) -> dict[str, Any]:
+    """Everything the analysis template needs for one fit; aggregates leave flagged tossups out
+    unless ``include_flagged``."""
+    skills = leaderboard(fit)
+    items = item_rows(fit)
+    plots = plot_data(fit, skills, items)
+    plots["figure2"] = figure2(fit)
+    stored = fit.summary or {}
+    # the aggregates as fitted (flags are an input of the fit; irt.selectors re-reads them live)
+    chosen = stored.get("with_flagged", stored) if include_flagged else stored
+    n_flagged = int(stored.get("n_flagged", 0))
+    summary: dict[str, Any] = {k: _finite(chosen.get(k)) for k in ("mu", "delta", "kappa", "advscore")}
+    summary.update(n_flagged=n_flagged, n_items=fit.n_items - (0 if include_flagged else n_flagged))
+    return {
+        "fit": fit,
+        "include_flagged": include_flagged,
+        "summary": summary,
+        "sensitivity": stored.get("sensitivity"),
+        "skills": skills,
+        "items": items,
+        "group_tables": [
+            ("Writers", selectors.group_leaderboard(fit, "writer", include_flagged)),
+            ("Packets", selectors.group_leaderboard(fit, "packet", include_flagged)),
+        ],
+        "plots": plots,
+    }
 
 
-def export_json(fit: Fit) -> dict[str, Any]:
-    """The fit (settings, summary), its fitted subject and item parameters and the dataset's
-    responses: ``{"fit", "subjects", "items", "responses"}``; non-finite numbers become null."""
-    return _json_safe(
-        {
-            "fit": {
-                "id": fit.id,
-                "dataset": fit.dataset,
-                "status": fit.status,
-                "settings": fit.settings,
-                "seed": fit.seed,
-                "snapshot_hash": fit.snapshot_hash,
-                "summary": fit.summary,
-                "n_responses": fit.n_responses,
-                "n_subjects": fit.n_subjects,
-                "n_items": fit.n_items,
-                "created_at": fit.created_at.isoformat(),
-            },
-            "subjects": list(
-                SubjectSkill.objects.filter(fit=fit).values(
-                    "subject", "kind", "skill", "skill_se", "n_responses"
-                )
-            ),
-            "items": list(
-                ItemScore.objects.filter(fit=fit).values(
-                    "item", "tossup_id", "difficulty", "discriminability", "mu", "delta", "kappa", "advscore"
-                )
-            ),
-            "responses": list(
-                Response.objects.filter(dataset=fit.dataset)
-                .order_by("id")
-                .values("subject", "subject_kind", "item", "tossup_id", "match_id", "source", "correct")
-            ),
-        }
-    )
-
-
-def export_csv(fit: Fit) -> str:
-    """One row per response of the fit's dataset, joined with the subject's fitted skill and the
-    item's fitted parameters (empty where the fit has none). Columns: ``EXPORT_COLUMNS``."""
-    data = export_json(fit)
-    skills = {s["subject"]: s for s in data["subjects"]}
-    items = {i["item"]: i for i in data["items"]}
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=EXPORT_COLUMNS, extrasaction="ignore")
-    writer.writeheader()
-    for r in data["responses"]:
-        s = skills.get(r["subject"], {})
-        i = items.get(r["item"], {})
-        writer.writerow(
+def subject_context(fit: Fit, subject: str) -> dict[str, Any] | None:
+    """A subject's page: its fitted skill with the 95 % interval, rank within its kind, and its
+    responses in the fit's scope with each item's parameters and the buzz position. None when the
+    fit has no such subject."""
+    row = next((s for s in selectors.subject_leaderboard(fit) if s["subject"] == subject), None)
+    if row is None:
+        return None
+    ranked = selectors.subject_leaderboard(fit, row["kind"])
+    rank = next(s["rank"] for s in ranked if s["subject"] == subject)
+    params = {i.item: i for i in ItemScore.objects.filter(fit=fit).select_related("tossup")}
+    responses = []
+    for r in scope_responses(fit.dataset).filter(subject=subject).order_by("item", "source"):
+        item = params.get(r.item)
+        tossup = item.tossup if item else None
+        responses.append(
             {
-                **r,
-                "correct": int(r["correct"]),
-                "skill": s.get("skill"),
-                "skill_se": s.get("skill_se"),
-                **{
-                    k: i.get(k)
-                    for k in ("difficulty", "discriminability", "mu", "delta", "kappa", "advscore")
-                },
+                "item": r.item,
+                "source": r.source,
+                "correct": r.correct,
+                "position": r.position,
+                "number": tossup.number if tossup else None,
+                "answer": tossup.answer_line if tossup else "",
+                "difficulty": item.difficulty if item else None,
+                "advscore": _finite(item.advscore) if item else None,
+                "p_correct": None
+                if item is None
+                else 1.0 / (1.0 + math.exp(-item.discriminability * (row["skill"] - item.difficulty))),
             }
         )
-    return buf.getvalue()
+    return {
+        "fit": fit,
+        "subject": row,
+        "rank": rank,
+        "of": len(ranked),
+        "responses": responses,
+        "n_correct": sum(r["correct"] for r in responses),
+    }

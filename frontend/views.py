@@ -14,6 +14,7 @@ import plotly
 from django.conf import settings
 from django.http import (
     FileResponse,
+    Http404,
     HttpRequest,
     HttpResponse,
     HttpResponseForbidden,
@@ -27,6 +28,7 @@ from competition import services
 from competition.models import Match, Player, Team
 from frontend import analysis
 from frontend.forms import MatchCreateForm
+from irt import exports
 from irt.models import Fit
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
@@ -140,12 +142,24 @@ def watch(request: HttpRequest, code: str) -> HttpResponse:
 
 
 def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpResponse:
-    """Leaderboard, ADVSCORE_D and the per-question table of a fit (default: the latest
-    finished fit of the live event); an empty state when there is none."""
+    """Leaderboards, ADVSCORE_D with its adversary sensitivity, the Figure-2 plots and the
+    per-question table of a fit (default: the latest finished fit of the live event); an empty
+    state when there is none. ``?flagged=1`` includes flagged tossups in the aggregates."""
     fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
-    context = analysis.fit_context(fit) if fit is not None else {"fit": None}
+    include_flagged = request.GET.get("flagged") == "1"
+    context = analysis.fit_context(fit, include_flagged) if fit is not None else {"fit": None}
     context["fits"] = Fit.objects.order_by("-created_at")[:20]
     return render(request, "frontend/analysis.html", context)
+
+
+def analysis_subject(request: HttpRequest, fit_id: int, subject: str) -> HttpResponse:
+    """One subject of a fit (``human:<name>``, ``team:<name>``, ``bot:<name>``): skill ± 95 %
+    interval, rank, and its responses with buzz positions. 404 for an unknown fit or subject."""
+    fit = get_object_or_404(Fit, pk=fit_id)
+    context = analysis.subject_context(fit, subject)
+    if context is None:
+        raise Http404(f"no subject {subject!r} in fit {fit_id}")
+    return render(request, "frontend/analysis_subject.html", context)
 
 
 # --- JSON API ----------------------------------------------------------------------------
@@ -191,20 +205,39 @@ def api_join(request: HttpRequest) -> JsonResponse:
     )
 
 
+FIT_TABLES = {
+    "subjects": exports.subjects_csv,
+    "items": exports.items_csv,
+    "matrix": exports.response_matrix_csv,
+}
+
+
+def _download(response: HttpResponse, name: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "-")}"'
+    return response
+
+
 @require_GET
 def api_fit_export(request: HttpRequest, fit_id: int, fmt: str) -> HttpResponse:
-    """A fit's responses and fitted parameters as JSON or CSV (see ``frontend.analysis``)."""
+    """A fit's responses and fitted parameters as JSON or CSV (see ``irt.exports``)."""
     fit = Fit.objects.filter(pk=fit_id).first()
     if fit is None:
         return api_error("not_found", f"no fit {fit_id}", status=404)
     name = f"fit-{fit.id}-{fit.dataset}"
     if fmt == "csv":
-        response = HttpResponse(analysis.export_csv(fit), content_type="text/csv")
-        response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-        return response
-    response = JsonResponse(analysis.export_json(fit))
-    response["Content-Disposition"] = f'attachment; filename="{name}.json"'
-    return response
+        return _download(HttpResponse(exports.export_csv(fit), content_type="text/csv"), f"{name}.csv")
+    return _download(JsonResponse(exports.export_json(fit)), f"{name}.json")
+
+
+@require_GET
+def api_fit_table(request: HttpRequest, fit_id: int, table: str) -> HttpResponse:
+    """One CSV table of a fit: ``subjects`` (skills), ``items`` (the ADVSCORE table) or ``matrix``
+    (responses in the ADVSCORE paper's layout, readable by ``import_responses --format advscore``)."""
+    fit = Fit.objects.filter(pk=fit_id).first()
+    if fit is None:
+        return api_error("not_found", f"no fit {fit_id}", status=404)
+    body = FIT_TABLES[table](fit)
+    return _download(HttpResponse(body, content_type="text/csv"), f"fit-{fit.id}-{fit.dataset}-{table}.csv")
 
 
 def plotly_js(request: HttpRequest) -> FileResponse:

@@ -239,7 +239,12 @@ def test_adjust_changes_the_score_and_logs_the_reason(match):
     blue = Team.objects.get(match=match, name="Blue")
     applied = run(match, game.Adjust(blue.id, -5, "protest upheld"), T0 + 0.05)
     (adj,) = log(match, "points_adjusted")
-    assert adj.payload == {"team_id": blue.id, "points": -5, "reason": "protest upheld", "scores": adj.payload["scores"]}
+    assert adj.payload == {
+        "team_id": blue.id,
+        "points": -5,
+        "reason": "protest upheld",
+        "scores": adj.payload["scores"],
+    }
     assert adj.payload["scores"][str(blue.id)] == -5 == scores(match)[str(blue.id)]
     assert applied.seq == adj.seq and applied.events[-1]["actor"] == "moderator"
     with pytest.raises(game.RuleViolation) as exc:
@@ -333,7 +338,13 @@ def test_a_lobby_join_adds_the_seat_to_the_engine_state():
     m = make_match()
     carol = services.join_match(code=m.join_code, name="carol", team="Blue")
     state = Match.objects.get(pk=m.pk).state
-    assert {"player_id": carol.id, "team_id": carol.team_id, "name": "carol", "kind": "human", "weight_class": ""} in state["players"]
+    assert {
+        "player_id": carol.id,
+        "team_id": carol.team_id,
+        "name": "carol",
+        "kind": "human",
+        "weight_class": "",
+    } in state["players"]
 
 
 # -- creating matches -----------------------------------------------------------------------

@@ -61,6 +61,7 @@ class Command(BaseCommand):
             bots=[] if opts["no_bot"] else [{"name": "tfidf", "weight_class": "light"}],
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
+        launcher.exit_on_sigterm()
         redis_url, redis_proc = launcher.ensure_redis()
         env = launcher.child_env(REDIS_URL=redis_url)
         logs = Path(settings.BASE_DIR) / "var"

@@ -1,0 +1,138 @@
+"""Analyst pages, leaderboards (irt.selectors) and exports (irt.exports) over fits made by the real
+pipeline: Django test client, no browser."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.test import Client
+
+from competition.models import Flag, Match, Tossup
+from irt import pipeline, selectors
+from irt.models import Fit, ItemScore, Response, SubjectSkill
+from tests.irt.test_pipeline import match  # noqa: F401  (fixture: a played match with two bots)
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def live_fit(match: Match) -> Fit:  # noqa: F811
+    pipeline.record_match_responses(match.id)
+    return pipeline.fit_scope("live")
+
+
+def plot_json(html: str) -> dict:
+    return json.loads(html.split('id="plot-data" type="application/json">')[1].split("</script>")[0])
+
+
+def test_fit_page_has_figure2_sensitivity_and_group_tables(client: Client, live_fit: Fit) -> None:
+    html = client.get(f"/analysis/fit/{live_fit.id}/").content.decode()
+    f2 = plot_json(html)["figure2"]
+    assert f2["skill_h0"] == pytest.approx(live_fit.summary["skill_h0"])
+    assert f2["skill_m0"] == pytest.approx(live_fit.summary["skill_m0"])
+    skills = dict(SubjectSkill.objects.filter(fit=live_fit).values_list("subject", "skill"))
+    assert np.mean(f2["human"]["skills"]) == pytest.approx(live_fit.summary["skill_h0"])
+    assert set(f2["bot"]["skills"]) <= {skills["bot:b1"], skills["bot:b2"]}
+    assert len(f2["human_curve"]) == len(f2["items"]) == live_fit.n_items
+    assert f2["difficulty"] == sorted(f2["difficulty"])
+    assert all(0 < p < 1 for p in f2["human_curve"] + f2["bot_curve"])
+    assert 'id="density-plot"' in html and 'id="response-plot"' in html
+
+    assert 'id="sensitivity"' in html and "bot:b1" in html and "leave-one-bot-out" in html
+    assert "Writer A" in html and "Writer B" in html and "Pipeline set / Round 1" in html
+    assert f'href="/analysis/fit/{live_fit.id}/subject/human:alice/"' in html
+    for table in ("items", "subjects", "matrix"):
+        assert f"/api/fits/{live_fit.id}/{table}.csv" in html
+
+
+def test_flagged_switch(client: Client, match: Match) -> None:  # noqa: F811
+    pipeline.record_match_responses(match.id)
+    flagged = Tossup.objects.get(id=match.tossup_ids[0])
+    Flag.objects.create(tossup=flagged, match=match, reporter="ed", role="editor", problem="subjectivity")
+    fit = pipeline.fit_scope("live")
+    default = client.get(f"/analysis/fit/{fit.id}/").context
+    included = client.get(f"/analysis/fit/{fit.id}/?flagged=1").context
+    assert default["summary"]["kappa"] == pytest.approx(fit.summary["kappa"])
+    assert included["summary"]["kappa"] == pytest.approx(fit.summary["with_flagged"]["kappa"])
+    assert default["summary"]["n_items"] == fit.n_items - 1 and included["summary"]["n_items"] == fit.n_items
+    assert "⚑ 1" in client.get(f"/analysis/fit/{fit.id}/").content.decode()
+
+
+def test_selectors_leaderboards(live_fit: Fit, match: Match) -> None:  # noqa: F811
+    bots = selectors.subject_leaderboard(live_fit, "bot")
+    assert [b["rank"] for b in bots] == [1, 2] and bots[0]["skill"] >= bots[1]["skill"]
+    b = bots[0]
+    assert b["lo"] == pytest.approx(b["skill"] - 1.96 * b["se"]) and b["hi"] > b["skill"]
+
+    items = {i.tossup_id: i for i in ItemScore.objects.filter(fit=live_fit)}
+    writers = {g["name"]: g for g in selectors.group_leaderboard(live_fit, "writer")}
+    writer_a = [i.kappa for t, i in items.items() if Tossup.objects.get(id=t).writer == "Writer A"]
+    assert writers["Writer A"]["n_items"] == len(writer_a)
+    assert writers["Writer A"]["kappa"] == pytest.approx(np.mean(writer_a))
+    [packet] = selectors.group_leaderboard(live_fit, "packet")
+    assert packet["kappa"] == pytest.approx(np.mean([i.kappa for i in items.values()]))
+
+    first = Tossup.objects.get(id=match.tossup_ids[0])
+    Flag.objects.create(tossup=first, match=match, reporter="m", role="moderator", problem="ambiguity")
+    event = selectors.event_summary(live_fit)
+    kept = [i.kappa for t, i in items.items() if t != first.id]
+    assert event["n_flagged"] == 1 and event["n_items"] == len(kept)
+    assert event["kappa"] == pytest.approx(np.mean(kept))
+    assert selectors.event_summary(live_fit, include_flagged=True)["n_items"] == len(items)
+    [packet] = selectors.group_leaderboard(live_fit, "packet")
+    assert packet["n_flagged"] == 1 and packet["kappa"] == pytest.approx(np.mean(kept))
+    with pytest.raises(ValueError, match="writer"):
+        selectors.group_leaderboard(live_fit, "category")
+
+
+def test_subject_page(client: Client, live_fit: Fit) -> None:
+    response = client.get(f"/analysis/fit/{live_fit.id}/subject/human:alice/")
+    assert response.status_code == 200
+    ctx = response.context
+    alice = SubjectSkill.objects.get(fit=live_fit, subject="human:alice")
+    assert ctx["subject"]["skill"] == pytest.approx(alice.skill)
+    assert ctx["subject"]["lo"] == pytest.approx(alice.skill - 1.96 * alice.skill_se)
+    assert len(ctx["responses"]) == alice.n_responses and ctx["n_correct"] == 2
+    assert sorted(r["position"] for r in ctx["responses"] if r["position"] is not None) == [5, 7]
+    assert ctx["rank"] <= ctx["of"] == 3
+    assert client.get(f"/analysis/fit/{live_fit.id}/subject/human:nobody/").status_code == 404
+    assert client.get("/analysis/fit/999999/subject/human:alice/").status_code == 404
+
+
+def test_csv_tables_and_json_export(client: Client, live_fit: Fit) -> None:
+    items = list(
+        csv.DictReader(io.StringIO(client.get(f"/api/fits/{live_fit.id}/items.csv").content.decode()))
+    )
+    assert len(items) == live_fit.n_items and {"mu", "delta", "kappa", "advscore"} <= set(items[0])
+    subjects = client.get(f"/api/fits/{live_fit.id}/subjects.csv")
+    assert subjects["Content-Type"].startswith("text/csv")
+    assert len(list(csv.DictReader(io.StringIO(subjects.content.decode())))) == live_fit.n_subjects
+    body = client.get(f"/api/fits/{live_fit.id}/export.json").json()
+    assert body["fit"]["summary"]["sensitivity"]["leave_out"][0]["bot"] == "bot:b1"
+    assert len(body["responses"]) == live_fit.n_responses
+    assert client.get("/api/fits/999999/matrix.csv").status_code == 404
+
+
+def test_matrix_export_round_trips(client: Client, live_fit: Fit, tmp_path: Path) -> None:
+    body = client.get(f"/api/fits/{live_fit.id}/matrix.csv").content.decode()
+    header = body.splitlines()[0].split(",")
+    assert header[0] == "item_id" and "h_alice" in header and "b1" in header
+    assert not any(col.startswith("team") or col in ("Red", "Blue") for col in header)
+    path = tmp_path / "matrix.csv"
+    path.write_text(body)
+    call_command("import_responses", str(path), "--format", "advscore", "--dataset", "roundtrip")
+
+    def triples(qs):
+        return set(qs.values_list("subject", "subject_kind", "item", "correct"))
+
+    original = triples(Response.objects.filter(dataset="live").exclude(subject_kind="team"))
+    assert triples(Response.objects.filter(dataset="roundtrip")) == original
+    again = pipeline.fit_scope("roundtrip")
+    live_adv = dict(ItemScore.objects.filter(fit=live_fit).values_list("item", "advscore"))
+    assert set(ItemScore.objects.filter(fit=again).values_list("item", flat=True)) == set(live_adv)
