@@ -87,7 +87,9 @@ class Room:
             await asyncio.wait_for(room._ready.wait(), timeout=JOIN_TIMEOUT)
         except TimeoutError:
             await room.leave(member)
-            raise RuntimeError(f"could not subscribe to match {match_id}'s channel group (is Redis up?)") from None
+            raise RuntimeError(
+                f"could not subscribe to match {match_id}'s channel group (is Redis up?)"
+            ) from None
         return room
 
     async def leave(self, member: Member) -> None:

@@ -145,7 +145,8 @@ class _Bot:
         self.log(f"answered {tossup.answer!r} on question {tossup.question_id}")
 
     # --- frames ----------------------------------------------------------------------------------------
-    async def on_snapshot(self, frame: dict[str, Any]) -> None:
+    async def on_snapshot(self, frame: dict[str, Any]) -> bool:
+        """Rebuild from a snapshot; return True when the match is already over."""
         state = frame.get("state") or {}
         self.seq = frame.get("seq", self.seq)
         you = state.get("you") or {}
@@ -174,6 +175,7 @@ class _Bot:
         bonus = state.get("bonus") or {}
         mine = bonus.get("team_id") is not None and bonus.get("team_id") == self.team_id
         self.bonus = (bonus.get("bonus_id", bonus.get("id")), bonus.get("leadin", "")) if mine else None
+        return state.get("status") == "ended"
 
     async def on_event(self, name: str, data: dict[str, Any]) -> bool:
         """Handle one event; return True when the match is over."""
@@ -231,17 +233,17 @@ class _Bot:
     async def on_frame(self, frame: dict[str, Any]) -> bool:
         kind = frame.get("type")
         if kind == "snapshot":
-            await self.on_snapshot(frame)
-        elif kind == "event":
+            return await self.on_snapshot(frame)
+        if kind == "event":
             seq = frame.get("seq")
+            # Gaps in seq are normal (moderator-only events are not sent to seats); the server
+            # delivers in order, so only events already covered by a snapshot are skipped.
             if isinstance(seq, int):
                 if seq <= self.seq:
-                    return False  # already applied (replayed after a resync)
-                if seq > self.seq + 1:
-                    await self.send({"type": "resync", "after_seq": self.seq})
+                    return False
                 self.seq = seq
             return await self.on_event(frame.get("event", ""), frame.get("data") or {})
-        elif kind == "error":
+        if kind == "error":
             self.stats["errors"] += 1
             self.log(f"server error {frame.get('code')}: {frame.get('message')} (ref {frame.get('ref')})")
             tossup = self.tossup

@@ -357,8 +357,7 @@ def _buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
             )
         if token_index % preset.buzz_period:
             raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
-        delay = preset.bot_delay if preset.bot_delay is not None else st.config.bot_delay
-        candidate["release_at"] = t.revealed_at[token_index] + delay
+        candidate["release_at"] = t.revealed_at[token_index] + st.config.reaction_delay
         if candidate["release_at"] > now:
             t.held.append(candidate)
             return

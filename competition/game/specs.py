@@ -12,6 +12,7 @@ Kind = Literal["human", "bot"]
 KINDS = ("human", "bot")
 POWER_MARK = "(*)"
 SUPERPOWER_MARK = "(+)"
+DEFAULT_BOT_DELAY = 0.300
 
 
 @dataclass(frozen=True)
@@ -116,7 +117,8 @@ class MatchConfig:
 
     ``collection_window``: buzzes arriving within it after the first valid one compete on
     token index (0 = first arrival wins). ``bot_delay``: a bot's reaction delay after a word's
-    reveal (the preset's ``bot_delay`` overrides it when set). ``auto_rule``: apply the judge's
+    reveal; None = the preset's ``bot_delay``, else ``DEFAULT_BOT_DELAY`` (an explicit match
+    setting wins over the preset: see :attr:`reaction_delay`). ``auto_rule``: apply the judge's
     verdict passed with an Answer at once instead of waiting for the moderator's Rule.
     ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
     ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
@@ -132,7 +134,7 @@ class MatchConfig:
     bonus_part_window: float = 10.0
     between_questions: float = 2.0
     collection_window: float = 0.150
-    bot_delay: float = 0.300
+    bot_delay: float | None = None
     auto_rule: bool = False
     auto_advance: bool = True
     unattended: bool = False
@@ -140,6 +142,17 @@ class MatchConfig:
     def __post_init__(self) -> None:
         if not (math.isfinite(self.wpm) and self.wpm > 0):
             raise ValueError(f"wpm must be a positive number, got {self.wpm!r}")
+        if self.bot_delay is not None and not (math.isfinite(self.bot_delay) and self.bot_delay >= 0):
+            raise ValueError(f"bot_delay must be a number of seconds ≥ 0, got {self.bot_delay!r}")
+
+    @property
+    def reaction_delay(self) -> float:
+        """The bots' reaction delay in seconds: this match's ``bot_delay``, else the preset's, else
+        ``DEFAULT_BOT_DELAY`` (a human-like reaction time)."""
+        for delay in (self.bot_delay, self.preset.bot_delay):
+            if delay is not None:
+                return delay
+        return DEFAULT_BOT_DELAY
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; ``preset`` is embedded as a snapshot dict."""

@@ -92,9 +92,9 @@ async def play(
     return result, sessions[0]
 
 
-def snapshot(tossup: dict[str, Any] | None = None, seq: int = 0) -> str:
+def snapshot(tossup: dict[str, Any] | None = None, seq: int = 0, status: str = "running") -> str:
     state = {
-        "status": "running",
+        "status": status,
         "you": {"player_id": ME, "team_id": MY_TEAM},
         "tossup": tossup,
         "bonus": None,

@@ -260,3 +260,19 @@ def test_protocol_refuses_bad_moderator_fields(frame: dict[str, Any]) -> None:
     with pytest.raises(protocol.ProtocolError) as caught:
         protocol.parse(json.dumps({"type": "command", "name": "replay"}), "play")
     assert caught.value.code == "forbidden"
+
+
+@pytest.mark.parametrize(
+    ("preset", "bot_delay", "expected"),
+    [("naqt", None, 0.3), ("naqt", 0.5, 0.5), ("hvc", None, 0.3), ("hvc", 0.0, 0.0), ("hvc", 1.25, 1.25)],
+)
+def test_the_match_bot_delay_wins_over_the_preset(
+    preset: str, bot_delay: float | None, expected: float
+) -> None:
+    from .support import BOT
+
+    d = started(preset=preset, bot_delay=bot_delay)
+    d.run_until(T0 + 2.0)
+    d.do(Buzz(BOT, 100, 2), T0 + 2.0)
+    d.run_until(T0 + 2.0 + expected + 0.2)
+    assert d.last("buzz").data["accepted_at"] == pytest.approx(T0 + 2.0 + expected)

@@ -18,12 +18,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from buzzer.bots.answers import main_answer
+from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, load_buzz_file
 from buzzer.simulation import SimPlayer, moderate
 from competition import services
-from competition.importers import import_file
+from competition.importers import FORMATS, QuestionFileError, detect_format, import_file
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
+from scoring.rules import load_preset
 
 DEFAULT_BOT_THRESHOLD = 0.8  # see runbot --threshold
 
@@ -36,19 +38,38 @@ class Command(BaseCommand):
     help = "Simulate a live match end to end and write a report (scoreboard, buzzes, leaderboard, ADVSCORE)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--packets", help="question file (qbreader JSONL[.gz], QANTA JSON, demo JSON)")
-        parser.add_argument("--set", dest="set_name", help="the question set to play (qbreader 'set' value)")
+        parser.add_argument(
+            "--packets",
+            help="question file (qbreader JSONL[.gz], QANTA JSON, demo JSON) or an exhibition folder/CSV (expo)",
+        )
+        parser.add_argument("--format", dest="fmt", choices=("auto", *FORMATS), default="auto")
+        parser.add_argument(
+            "--set",
+            dest="set_name",
+            help="the question set to play (qbreader 'set' value; optional when the file holds one set)",
+        )
         parser.add_argument("--demo", action="store_true", help="play the bundled demo packet")
         parser.add_argument("--tossups", type=int, default=20)
         parser.add_argument("--teams", type=int, default=2)
         parser.add_argument("--players-per-team", type=int, default=4)
         parser.add_argument("--bot", choices=["tfidf", "none"], default="tfidf")
+        parser.add_argument(
+            "--replay-bot",
+            help="a *.buzz.csv file or a folder of them (qb-tournament-runner or 2024 exhibition logs): "
+            "a bot that buzzes where the recorded system did, matched by the questions' external ids",
+        )
         parser.add_argument("--bot-train", help="packet file the TF-IDF bot trains on")
         parser.add_argument("--bot-train-max-year", type=int)
         parser.add_argument("--bot-threshold", type=float, default=None)
         parser.add_argument("--preset", default="naqt")
         parser.add_argument("--wpm", type=float, default=1500.0, help="reading speed (fast: nobody waits)")
-        parser.add_argument("--bot-delay-ms", type=float, default=None)
+        parser.add_argument(
+            "--bot-delay-ms",
+            type=float,
+            default=None,
+            help="bots' reaction delay after a word's reveal; wins over the preset's (default: the preset's, "
+            "else 300 ms)",
+        )
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--report", default="report.json")
         parser.add_argument(
@@ -58,6 +79,13 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         started = time.time()
+        try:
+            load_preset(opts["preset"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        if opts["bot_delay_ms"] is not None and not opts["bot_delay_ms"] >= 0:
+            raise CommandError("--bot-delay-ms must be ≥ 0")
+        replay = self._replay(opts["replay_bot"]) if opts["replay_bot"] else None
         call_command("migrate", verbosity=0)
         tossups, bonuses = self._questions(opts)
         guesser = self._guesser(opts)
@@ -76,6 +104,8 @@ class Command(BaseCommand):
             config["bot_delay"] = opts["bot_delay_ms"] / 1000.0
         team_names = [f"Team {i + 1}" for i in range(opts["teams"])]
         bots = [{"name": "tfidf", "weight_class": "light"}] if guesser is not None else []
+        if replay is not None:
+            bots.append({"name": replay[0], "weight_class": ""})
         try:
             match = services.create_match(
                 name=f"simulation seed {opts['seed']}",
@@ -119,12 +149,15 @@ class Command(BaseCommand):
                         captain=captain,
                     )
                 )
-            bot_url = None
+            bot_tokens = dict(match.players.filter(kind="bot").values_list("name", "token"))
+            bots_to_run = []
             if guesser is not None:
-                bot_player = match.players.get(kind="bot")
-                bot_url = f"{ws}/ws/match/{match.join_code}/play/?token={bot_player.token}"
+                bots_to_run.append((guesser, bot_tokens["tfidf"]))
+            if replay is not None:
+                bots_to_run.append((ReplayGuesser(replay[1]), bot_tokens[replay[0]]))
+            bot_urls = [(g, f"{ws}/ws/match/{match.join_code}/play/?token={tok}") for g, tok in bots_to_run]
             mod_url = f"{ws}/ws/match/{match.join_code}/moderate/?token={match.moderator_token}"
-            events = asyncio.run(self._play(sims, guesser, bot_url, mod_url, opts))
+            events = asyncio.run(self._play(sims, bot_urls, mod_url, opts))
             fit = self._wait_for_fit(match, opts["timeout"])
         finally:
             launcher.stop(*reversed(procs))
@@ -142,16 +175,24 @@ class Command(BaseCommand):
         if opts["demo"] or not opts["packets"]:
             path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
             counts = import_file(path, fmt="demo")
+            set_name = next(iter(counts["sets"]))
         else:
-            if not opts["set_name"]:
-                raise CommandError("--set is required with --packets")
             path = Path(opts["packets"])
             if not path.exists():
-                raise CommandError(f"{path}: no such file")
-            counts = import_file(path, sets=[opts["set_name"]], skip_invalid=True)
+                raise CommandError(f"{path}: no such file or folder")
+            try:
+                fmt = detect_format(path) if opts["fmt"] == "auto" else opts["fmt"]
+                if not opts["set_name"] and fmt in ("qbreader", "qanta"):
+                    raise CommandError(f"--set is required with a {fmt} file (it holds many sets)")
+                sets = [opts["set_name"]] if opts["set_name"] else None
+                counts = import_file(path, fmt=fmt, sets=sets, skip_invalid=True)
+            except QuestionFileError as exc:
+                raise CommandError(str(exc)) from exc
             if counts.get("skipped"):
-                self.stdout.write(f"skipped {len(counts['skipped'])} invalid records (see import_questions)")
-        set_name = opts["set_name"] if opts["packets"] and not opts["demo"] else next(iter(counts["sets"]))
+                self.stdout.write(f"skipped {counts['skipped']} invalid records (see import_questions)")
+            if not opts["set_name"] and len(counts["sets"]) != 1:
+                raise CommandError(f"{path} holds {len(counts['sets'])} sets; choose one with --set")
+            set_name = opts["set_name"] or next(iter(counts["sets"]))
         qset = QuestionSet.objects.filter(name=set_name).first()
         if qset is None:
             raise CommandError(f"no question set named {set_name!r} in {path}")
@@ -171,6 +212,23 @@ class Command(BaseCommand):
             raise CommandError(f"--bot-train is required (e.g. a qbreader packet file; not {path})")
         return _cached_guesser(Path(train), opts["bot_train_max_year"], self.stdout.write)
 
+    def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
+        """(bot name, external id → first recorded buzz) from a buzz file or a folder of them."""
+        path = Path(location)
+        files = sorted(path.glob("*.buzz.csv")) if path.is_dir() else [path]
+        if not files or not files[0].exists():
+            raise CommandError(f"{path}: no *.buzz.csv file there")
+        buzzes: dict[str, RecordedBuzz] = {}
+        try:
+            for f in files:
+                for qid, buzz in load_buzz_file(f).items():
+                    if qid not in buzzes or buzz.token_index < buzzes[qid].token_index:
+                        buzzes[qid] = buzz
+        except ReplayFileError as exc:
+            raise CommandError(str(exc)) from exc
+        name = path.name if path.is_dir() else path.name.removesuffix(".buzz.csv")
+        return f"replay-{name}", buzzes
+
     def _start_stack(self, procs: list[Any]) -> str:
         """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB."""
         redis_url, redis_proc = launcher.ensure_redis()
@@ -183,17 +241,26 @@ class Command(BaseCommand):
         procs.append(launcher.start_server(port, env, log=logs / "server.log"))
         return f"http://127.0.0.1:{port}"
 
-    async def _play(self, sims, guesser, bot_url, mod_url, opts) -> list[dict[str, Any]]:
-        tasks = [asyncio.create_task(s.run()) for s in sims]
-        if guesser is not None:
-            from buzzer.bots.client import run_bot
+    async def _play(self, sims, bots, mod_url, opts) -> list[dict[str, Any]]:
+        """``bots``: [(guesser, play url)]; a replay guesser answers with confidence 0 or 1."""
+        from buzzer.bots.client import run_bot
 
-            threshold = DEFAULT_BOT_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
-            tasks.append(asyncio.create_task(run_bot(bot_url, guesser, threshold=threshold)))
+        tasks = [asyncio.create_task(s.run(), name=s.name) for s in sims]
+        threshold = DEFAULT_BOT_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
+        for guesser, url in bots:
+            tasks.append(
+                asyncio.create_task(run_bot(url, guesser, threshold=threshold), name=type(guesser).__name__)
+            )
         await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
         try:
             events = await moderate(mod_url, timeout=opts["timeout"])
-            await asyncio.wait_for(asyncio.gather(*tasks), timeout=30)
+            _, pending = await asyncio.wait(tasks, timeout=30)
+            if pending:  # the match is over and stored; a client that missed the end must not sink the report
+                names = ", ".join(sorted(t.get_name() for t in pending))
+                self.stderr.write(f"clients still connected 30 s after match_ended: {names}")
+            for t in tasks:
+                if t.done() and not t.cancelled() and (error := t.exception()) is not None:
+                    raise error
         finally:
             for t in tasks:
                 t.cancel()
@@ -225,6 +292,7 @@ class Command(BaseCommand):
         buzzes = [
             {
                 "question_id": b.tossup_id,
+                "external_id": b.tossup.external_id,
                 "subject": b.player.name,
                 "kind": b.kind,
                 "team": teams[b.team_id],
@@ -241,7 +309,7 @@ class Command(BaseCommand):
                 "client_pressed_at": b.client_pressed_at,
                 "corrected_press_at": b.corrected_press_at,
             }
-            for b in Buzz.objects.filter(match=match).select_related("player").order_by("seq")
+            for b in Buzz.objects.filter(match=match).select_related("player", "tossup").order_by("seq")
         ]
         true_skill = {f"human:{s.name}": s.true_skill for s in sims}
         leaderboard = []
@@ -269,12 +337,15 @@ class Command(BaseCommand):
             for i in fit.items.all()
         ]
         races = [e["data"] for e in events if e["event"] == "race"]
+        external = dict(Tossup.objects.filter(id__in=match.tossup_ids).values_list("id", "external_id"))
+        played = [{"question_id": i, "external_id": external[i]} for i in match.tossup_ids]
         return {
             "match": {"id": match.id, "join_code": match.join_code, "preset": match.preset},
             "duration_s": duration,
             "scoreboard": scoreboard,
             "bonus_points": bonus_points,
             "adjustments": {},
+            "tossups": played,
             "buzzes": buzzes,
             "races": races,
             "leaderboard": leaderboard,
