@@ -415,3 +415,17 @@ def flag_question(
             comment=comment[:2000],
         )
         return apply_command(match_id=match_id, command=None, actor=role, extra_events=[event])
+
+
+def flag_tossup(*, tossup_id: int, problem: str, comment: str, reporter: str, role: str = "editor") -> Flag:
+    """An editor's flag on any tossup, outside a match (e.g. after reviewing the analysis).
+    Raises ServiceError ``invalid`` for an unknown problem type or tossup."""
+    if problem not in Flag.Problem.values:
+        raise ServiceError(
+            "invalid", f"unknown problem type {problem!r}; one of {', '.join(Flag.Problem.values)}"
+        )
+    if not Tossup.objects.filter(pk=tossup_id).exists():
+        raise ServiceError("invalid", f"no tossup with id {tossup_id}")
+    return Flag.objects.create(
+        tossup_id=tossup_id, reporter=reporter, role=role, problem=problem, comment=comment[:2000]
+    )

@@ -532,10 +532,10 @@ def _preprocess(line: str) -> tuple[str, list[str], bool]:
             return " " if name in ("br", "p", "div") else ""
         return m.group(0)
 
-    text = _TAG_RE.sub(tag, line)
+    # Entities first: packets escape editor notes as "&lt;JG, World History&gt;".
+    text = _TAG_RE.sub(tag, html.unescape(line))
     notes = [n.strip() for n in re.findall(r"<([^<>]*)>", text)]
-    text = re.sub(r"<[^<>]*>", " ", text)
-    text = html.unescape(text).replace("\xa0", " ")
+    text = re.sub(r"<[^<>]*>", " ", text).replace("\xa0", " ")
     if "{" in text and "}" in text:  # Protobowl required-word braces
         text = text.replace("{", _U0).replace("}", _U1)
     formatted = any(c in text for c in (_U0, _B0))

@@ -4,9 +4,12 @@ explicit ``now`` values (the engine is pure), so every assertion is deterministi
 
 from __future__ import annotations
 
+from io import StringIO
 from typing import Any
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from competition import game, services
 from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team
@@ -487,3 +490,16 @@ def test_an_answer_out_of_turn_is_refused_and_records_no_verdict(match):
     assert exc.value.reason == "not_your_buzz"
     assert Match.objects.get(pk=match.pk).seq == head
     assert Buzz.objects.get(match=match).verdict == ""
+
+
+def test_an_editor_flags_any_tossup_and_bad_flags_are_refused():
+    tossups, _ = make_packet(n_tossups=1, n_bonuses=0)
+    out = StringIO()
+    call_command(
+        "flag_question", str(tossups[0].id), "--problem", "ambiguity", "--comment", "two answers", stdout=out
+    )
+    flag = Flag.objects.get(tossup=tossups[0])
+    assert (flag.role, flag.problem, flag.comment, flag.match) == ("editor", "ambiguity", "two answers", None)
+    assert "ambiguity" in out.getvalue()
+    with pytest.raises(CommandError, match="no tossup"):
+        call_command("flag_question", "999999", "--problem", "ambiguity")

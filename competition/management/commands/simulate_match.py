@@ -231,6 +231,7 @@ class Command(BaseCommand):
 
     def _start_stack(self, procs: list[Any]) -> str:
         """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB."""
+        launcher.exit_on_sigterm()
         redis_url, redis_proc = launcher.ensure_redis()
         procs.append(redis_proc)
         env = launcher.child_env(REDIS_URL=redis_url)

@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
 let protests = []; // {protest_id, team_id, question_id, reason, at, status, resolution}
+let endedQuestion = null; // the last tossup that ended: it may be flagged as ill-posed
 
 const socket = new MatchSocket({
   code: page.code,
@@ -23,6 +24,7 @@ const socket = new MatchSocket({
   onEvent(type, d, seq) {
     log(describe(type, d), seq);
     if (type === "protest_marked") protests.push(d);
+    if (type === "tossup_ended") showFlagForm(d.question_id);
     if (type === "protest_resolved") protests = protests.map((p) => (p.protest_id === d.protest_id ? d : p));
     // bonus_part events carry no answer line: the moderator's snapshot does.
     if (applyEvent(m, type, d) === "resync" || type === "bonus_part") socket.resync();
@@ -137,6 +139,20 @@ function renderBonus() {
     .join("");
   $("bonus").innerHTML = `<p><strong>Bonus for ${escapeHtml(teamName(m, b.team_id))}</strong> ${escapeHtml(b.leadin)}</p><ol>${parts}</ol>${b.ended ? `<p>Bonus total: ${b.points}</p>` : ""}`;
 }
+
+function showFlagForm(questionId) {
+  endedQuestion = questionId;
+  $("flag-question").textContent = `#${questionId}`;
+  $("flag-form").hidden = false;
+}
+
+$("flag-form").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  if (endedQuestion === null) return;
+  socket.send({ type: "flag", question_id: endedQuestion, problem: $("flag-problem").value, comment: $("flag-comment").value.trim() });
+  $("flag-comment").value = "";
+  toast("flag sent", "info");
+});
 
 function command(name, extra = {}) {
   socket.send({ type: "command", name, ...extra });

@@ -1,0 +1,29 @@
+"""Flag an ill-posed tossup as an editor (ADVSCORE.md §6); flagged tossups are left out of
+ADVSCORE aggregates by default from the next fit on."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from competition import services
+from competition.models import Flag
+
+
+class Command(BaseCommand):
+    help = "Flag a tossup: lacks_factuality | lacks_specificity | subjectivity | ambiguity."
+
+    def add_arguments(self, parser):
+        parser.add_argument("tossup_id", type=int)
+        parser.add_argument("--problem", required=True, choices=Flag.Problem.values)
+        parser.add_argument("--comment", default="")
+        parser.add_argument("--reporter", default="editor")
+
+    def handle(self, *args, **opts):
+        try:
+            flag = services.flag_tossup(
+                tossup_id=opts["tossup_id"],
+                problem=opts["problem"],
+                comment=opts["comment"],
+                reporter=opts["reporter"],
+            )
+        except services.ServiceError as exc:
+            raise CommandError(exc.message) from exc
+        self.stdout.write(f"flagged tossup {flag.tossup_id} as {flag.get_problem_display()}")
