@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from config import launcher
+from tests.support.browser import chromium
 from tests.support.databases import scratch_database
 
-CHROMIUM = Path("/usr/bin/chromium")
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.browser
@@ -71,45 +71,36 @@ def server(tmp_path: Path, redis_url: str):
 
 
 def test_analysis_page_plots_and_sorts_in_a_real_browser(server: tuple[str, int]) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium absent: apt-get install -y chromium to run the browser test")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     base, fit_id = server
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
-            page.goto(f"{base}/analysis/fit/{fit_id}/")
-            for plot in ("skills-plot", "density-plot", "response-plot", "iif-plot"):
-                expect(page.locator(f"#{plot}.js-plotly-plot")).to_be_visible(timeout=15_000)
-                assert page.locator(f"#{plot} .main-svg .trace").count() > 0, plot
-            expect(page.locator("#sensitivity tbody tr")).to_have_count(4)
+    with chromium() as browser:
+        page = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(f"{base}/analysis/fit/{fit_id}/")
+        for plot in ("skills-plot", "density-plot", "response-plot", "iif-plot"):
+            expect(page.locator(f"#{plot}.js-plotly-plot")).to_be_visible(timeout=15_000)
+            assert page.locator(f"#{plot} .main-svg .trace").count() > 0, plot
+        expect(page.locator("#sensitivity tbody tr")).to_have_count(4)
 
-            def column(index: int) -> list[float]:
-                cells = page.locator(f"#items tbody tr td:nth-child({index})").evaluate_all(
-                    "cells => cells.map(c => c.dataset.value)"
-                )
-                return [float(v) for v in cells if v]
+        def column(index: int) -> list[float]:
+            cells = page.locator(f"#items tbody tr td:nth-child({index})").evaluate_all(
+                "cells => cells.map(c => c.dataset.value)"
+            )
+            return [float(v) for v in cells if v]
 
-            page.click("#items thead th:nth-child(6)")  # ADVSCORE, descending first
-            expect(page.locator("#items thead th:nth-child(6)")).to_have_attribute("aria-sort", "descending")
-            values = column(6)
-            assert len(values) > 10 and values == sorted(values, reverse=True)
-            page.click("#items thead th:nth-child(7)")  # θ
-            thetas = column(7)
-            assert len(set(thetas)) > 10 and thetas == sorted(thetas, reverse=True)
-            page.screenshot(path="/tmp/tossup-analysis.png", full_page=True)
-            assert errors == []
+        page.click("#items thead th:nth-child(6)")  # ADVSCORE, descending first
+        expect(page.locator("#items thead th:nth-child(6)")).to_have_attribute("aria-sort", "descending")
+        values = column(6)
+        assert len(values) > 10 and values == sorted(values, reverse=True)
+        page.click("#items thead th:nth-child(7)")  # θ
+        thetas = column(7)
+        assert len(set(thetas)) > 10 and thetas == sorted(thetas, reverse=True)
+        page.screenshot(path="/tmp/tossup-analysis.png", full_page=True)
+        assert errors == []
 
-            page.click("#leaderboard tbody tr:first-child a")
-            expect(page.locator("#responses tbody tr").first).to_be_visible()
-            assert page.locator("#responses tbody tr").count() > 20
-            page.screenshot(path="/tmp/tossup-analysis-subject.png", full_page=True)
-        finally:
-            browser.close()
+        page.click("#leaderboard tbody tr:first-child a")
+        expect(page.locator("#responses tbody tr").first).to_be_visible()
+        assert page.locator("#responses tbody tr").count() > 20
+        page.screenshot(path="/tmp/tossup-analysis-subject.png", full_page=True)

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from config import launcher
+from tests.support.browser import chromium
 from tests.support.databases import scratch_database
 
-CHROMIUM = Path("/usr/bin/chromium")
 BASE_DIR = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.browser
@@ -50,71 +50,62 @@ def server(tmp_path: Path, redis_url: str):
 
 
 def test_player_buzzes_and_scores_in_a_real_browser(server: str) -> None:
-    if not CHROMIUM.exists():
-        pytest.skip("/usr/bin/chromium absent: apt-get install -y chromium to run the browser test")
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            mod = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
-            mod.goto(f"{server}/moderator/")
-            mod.fill("#id_name", "Browser match")
-            mod.fill("#id_n_tossups", "1")
-            mod.select_option("#id_preset", "naqt")
-            mod.fill("#id_wpm", "150")
-            mod.check("#id_auto_rule")
-            mod.click("button[type=submit]")
-            expect(mod.locator("#conn")).to_have_text("live")
-            code = mod.locator("#join-code").inner_text().strip()
-            assert len(code) == 6
+    with chromium() as browser:
+        mod = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        mod.goto(f"{server}/moderator/")
+        mod.fill("#id_name", "Browser match")
+        mod.fill("#id_n_tossups", "1")
+        mod.select_option("#id_preset", "naqt")
+        mod.fill("#id_wpm", "150")
+        mod.check("#id_auto_rule")
+        mod.click("button[type=submit]")
+        expect(mod.locator("#conn")).to_have_text("live")
+        code = mod.locator("#join-code").inner_text().strip()
+        assert len(code) == 6
 
-            # A tablet-sized player page in its own context (its own localStorage).
-            tablet = browser.new_context(viewport={"width": 820, "height": 1180}, has_touch=True)
-            player = tablet.new_page()
-            player.goto(f"{server}/play/?code={code}")
-            expect(player.locator("#join-team option")).to_have_count(2)
-            player.fill("#join-name", "Ada")
-            player.select_option("#join-team", "Team B")
-            player.click("#join-form button[type=submit]")
-            expect(player.locator("#conn")).to_have_text("live")
-            expect(player.locator("#buzz")).to_be_disabled()
+        # A tablet-sized player page in its own context (its own localStorage).
+        tablet = browser.new_context(viewport={"width": 820, "height": 1180}, has_touch=True)
+        player = tablet.new_page()
+        player.goto(f"{server}/play/?code={code}")
+        expect(player.locator("#join-team option")).to_have_count(2)
+        player.fill("#join-name", "Ada")
+        player.select_option("#join-team", "Team B")
+        player.click("#join-form button[type=submit]")
+        expect(player.locator("#conn")).to_have_text("live")
+        expect(player.locator("#buzz")).to_be_disabled()
 
-            mod.click("button[data-cmd=start]")
-            expect(player.locator("#q-text .w").nth(4)).to_be_visible(timeout=15_000)
-            assert player.locator("#reveal").is_hidden()  # no answer line before the reveal
-            assert "Moby" not in player.locator("#q-text").inner_text()
-            expect(player.locator("#buzz")).to_be_enabled()
-            before = player.locator("#q-text .w").count()
-            player.click("#buzz")
-            expect(player.locator("#answer-form")).to_be_visible(timeout=5_000)
-            expect(player.locator("#answer-input")).to_be_focused()
-            after = player.locator("#q-text .w").count()
-            player.screenshot(path="/tmp/tossup-player-answering.png")
-            expect(mod.locator("#ruling")).to_be_visible()
-            mod.screenshot(path="/tmp/tossup-dashboard-buzz.png", full_page=True)
-            player.fill("#answer-input", "Moby Dick")
-            player.press("#answer-input", "Enter")
+        mod.click("button[data-cmd=start]")
+        expect(player.locator("#q-text .w").nth(4)).to_be_visible(timeout=15_000)
+        assert player.locator("#reveal").is_hidden()  # no answer line before the reveal
+        assert "Moby" not in player.locator("#q-text").inner_text()
+        expect(player.locator("#buzz")).to_be_enabled()
+        before = player.locator("#q-text .w").count()
+        player.click("#buzz")
+        expect(player.locator("#answer-form")).to_be_visible(timeout=5_000)
+        expect(player.locator("#answer-input")).to_be_focused()
+        after = player.locator("#q-text .w").count()
+        player.screenshot(path="/tmp/tossup-player-answering.png")
+        expect(mod.locator("#ruling")).to_be_visible()
+        mod.screenshot(path="/tmp/tossup-dashboard-buzz.png", full_page=True)
+        player.fill("#answer-input", "Moby Dick")
+        player.press("#answer-input", "Enter")
 
-            # Auto-ruled correct before the power mark: NAQT power, 15 points for Team B.
-            team_b = player.locator("#scoreboard li.mine .score")
-            expect(team_b).to_have_text("15", timeout=10_000)
-            expect(player.locator("#reveal")).to_contain_text("Moby-Dick")
-            expect(player.locator("#flags")).to_be_visible()
-            expect(mod.locator("#scoreboard li", has_text="Team B").locator(".score")).to_have_text("15")
-            expect(mod.locator("#log")).to_contain_text("correct 15")
-            # the buzz carries the index of the last word the tablet showed when it was pressed
-            buzz_at = int(mod.locator("#log li", has_text="BUZZ Ada").inner_text().rsplit("word ", 1)[1])
-            assert before - 1 <= buzz_at <= after - 1
+        # Auto-ruled correct before the power mark: NAQT power, 15 points for Team B.
+        team_b = player.locator("#scoreboard li.mine .score")
+        expect(team_b).to_have_text("15", timeout=10_000)
+        expect(player.locator("#reveal")).to_contain_text("Moby-Dick")
+        expect(player.locator("#flags")).to_be_visible()
+        expect(mod.locator("#scoreboard li", has_text="Team B").locator(".score")).to_have_text("15")
+        expect(mod.locator("#log")).to_contain_text("correct 15")
+        # the buzz carries the index of the last word the tablet showed when it was pressed
+        buzz_at = int(mod.locator("#log li", has_text="BUZZ Ada").inner_text().rsplit("word ", 1)[1])
+        assert before - 1 <= buzz_at <= after - 1
 
-            # A reload rejoins from localStorage and the snapshot restores the scores.
-            player.reload()
-            expect(player.locator("#game")).to_be_visible()
-            expect(player.locator("#scoreboard li.mine .score")).to_have_text("15")
-            player.screenshot(path="/tmp/tossup-player.png", full_page=True)
-            mod.screenshot(path="/tmp/tossup-dashboard.png", full_page=True)
-        finally:
-            browser.close()
+        # A reload rejoins from localStorage and the snapshot restores the scores.
+        player.reload()
+        expect(player.locator("#game")).to_be_visible()
+        expect(player.locator("#scoreboard li.mine .score")).to_have_text("15")
+        player.screenshot(path="/tmp/tossup-player.png", full_page=True)
+        mod.screenshot(path="/tmp/tossup-dashboard.png", full_page=True)
