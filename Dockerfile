@@ -1,5 +1,5 @@
 # Production image: the ASGI server by default; run the worker with
-#   docker run … celery -A config worker -l info
+#   docker run … celery -A config worker -Q celery,irt -l info
 # Configure with DATABASE_URL (PostgreSQL), REDIS_URL and SECRET_KEY.
 FROM python:3.11-slim
 ENV PYTHONUNBUFFERED=1 HF_HUB_OFFLINE=1 DEBUG=0

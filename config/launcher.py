@@ -107,7 +107,20 @@ def start_server(
 def start_worker(env: dict[str, str], log: Path | None = None) -> subprocess.Popen:
     """A Celery worker (one process, solo pool: torch and fork do not mix)."""
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
-    cmd = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "-l", "warning"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "config",
+        "worker",
+        "--pool",
+        "solo",
+        "-Q",
+        "celery,irt",
+        "-l",
+        "warning",
+    ]
     return subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
