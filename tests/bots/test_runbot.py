@@ -73,7 +73,16 @@ async def test_tfidf_bot_from_model_cache(tmp_path: Path) -> None:
     await play(
         script,
         lambda url: asyncio.to_thread(
-            runbot, url, "--bot", "tfidf", "--model-cache", str(cache), "--threshold", "0.3"
+            runbot,
+            url,
+            "--bot",
+            "tfidf",
+            "--model-cache",
+            str(cache),
+            "--threshold",
+            "0.3",
+            "--min-tokens",
+            "0",
         ),
     )
 

@@ -18,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from buzzer.bots.client import Guesser, run_bot
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
-from buzzer.bots.tfidf import TfidfGuesser
+from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser
 from competition.importers import detect_format, parse_file
 
 
@@ -30,10 +30,15 @@ class Command(BaseCommand):
         parser.add_argument("--code", required=True, help="the match's join code")
         parser.add_argument("--token", required=True, help="the bot seat's token")
         parser.add_argument("--bot", choices=["tfidf", "replay"], default="tfidf")
-        # 0.8: measured on 250 tossups of 2021–22 with the ≤2020 model, the bot then buzzes on 20 %
-        # of tossups and is right 59 % of the time (0.5: 59 % and 22 %, mostly negs).
-        parser.add_argument("--threshold", type=float, default=0.8, help="buzz at confidence ≥ this (0–1)")
-        parser.add_argument("--min-tokens", type=int, default=0, help="never buzz before this many tokens")
+        parser.add_argument(
+            "--threshold", type=float, default=RECOMMENDED_THRESHOLD, help="buzz at confidence ≥ this (0–1)"
+        )
+        parser.add_argument(
+            "--min-tokens",
+            type=int,
+            default=None,
+            help="never buzz before this many tokens (tfidf: 10, replay: 0)",
+        )
         parser.add_argument(
             "--train", help="tfidf: questions to train on (qbreader JSONL[.gz], QANTA or demo JSON)"
         )
@@ -49,6 +54,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         guesser = self._replay(options) if options["bot"] == "replay" else self._tfidf(options)
+        min_tokens = 0 if options["bot"] == "replay" else RECOMMENDED_MIN_TOKENS
         base, code, token = options["url"].rstrip("/"), quote(options["code"]), quote(options["token"])
         url = f"{base}/ws/match/{code}/play/?token={token}"
         stats = asyncio.run(
@@ -56,7 +62,7 @@ class Command(BaseCommand):
                 url,
                 guesser,
                 threshold=options["threshold"],
-                min_tokens=options["min_tokens"],
+                min_tokens=options["min_tokens"] if options["min_tokens"] is not None else min_tokens,
                 log=lambda line: self.stdout.write(line),
             )
         )

@@ -19,6 +19,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from buzzer.bots.answers import main_answer
 from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, load_buzz_file
+from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from buzzer.simulation import SimPlayer, moderate
 from competition import services
 from competition.importers import FORMATS, QuestionFileError, detect_format, import_file
@@ -26,8 +27,6 @@ from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, Ques
 from config import launcher
 from irt.models import Fit
 from scoring.rules import load_preset
-
-DEFAULT_BOT_THRESHOLD = 0.8  # see runbot --threshold
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:
@@ -247,11 +246,12 @@ class Command(BaseCommand):
         from buzzer.bots.client import run_bot
 
         tasks = [asyncio.create_task(s.run(), name=s.name) for s in sims]
-        threshold = DEFAULT_BOT_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
+        threshold = RECOMMENDED_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
         for guesser, url in bots:
-            tasks.append(
-                asyncio.create_task(run_bot(url, guesser, threshold=threshold), name=type(guesser).__name__)
-            )
+            # A replay bot buzzes where the recording says; only the live model waits for words.
+            min_tokens = 0 if isinstance(guesser, ReplayGuesser) else RECOMMENDED_MIN_TOKENS
+            bot = run_bot(url, guesser, threshold=threshold, min_tokens=min_tokens)
+            tasks.append(asyncio.create_task(bot, name=type(guesser).__name__))
         await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
         try:
             events = await moderate(mod_url, timeout=opts["timeout"])
