@@ -42,6 +42,9 @@ if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end
 return 0
 """
 JOIN_TIMEOUT = 10.0
+# A deadline missed by more than this means nobody was driving: stop the clock instead of
+# replaying the gap (see Driver._stop_the_clock_while_away).
+CATCH_UP_LIMIT = 1.0
 PROCESS_ID = uuid.uuid4().hex
 
 
@@ -166,13 +169,14 @@ class Driver:
         while True:
             now = time.time()
             if now >= renew_at:
+                was_holding = holding
                 try:
                     holding = await self._hold_lease()
                 except Exception:  # Redis hiccup: try again shortly, never crash the room
                     log.exception("driver lease for match %s", self.match_id)
                     holding = False
                 renew_at = now + LEASE_MS / 3000
-                if holding and self.deadline is None:
+                if holding and (not was_holding or self.deadline is None):
                     # Another process may have driven until now: re-read the deadline.
                     self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
             wait = renew_at - now
@@ -185,6 +189,13 @@ class Driver:
                 continue
             if holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
+                    if time.time() - self.deadline > CATCH_UP_LIMIT:
+                        # Our copy may be stale (no broadcast reached us): trust the database.
+                        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+                        if self.deadline is None:
+                            continue
+                        if time.time() - self.deadline > CATCH_UP_LIMIT:
+                            await self._stop_the_clock_while_away(self.deadline)
                     applied = await database_sync_to_async(services.apply_command)(
                         match_id=self.match_id, command=game.Tick(), actor="driver"
                     )
@@ -192,6 +203,18 @@ class Driver:
                 except Exception:
                     log.exception("tick failed for match %s", self.match_id)
                     await asyncio.sleep(0.5)
+
+    async def _stop_the_clock_while_away(self, since: float) -> None:
+        """Nobody drove the match since ``since`` (a server restart, every client gone):
+        pause it then and resume it now, so overdue words, answer windows and timers carry on
+        where they stopped instead of all firing at once. Logged as ``paused``/``resumed``
+        by the driver."""
+        apply = database_sync_to_async(services.apply_command)
+        try:
+            await apply(match_id=self.match_id, command=game.Pause(), actor="driver", now=since)
+            await apply(match_id=self.match_id, command=game.Resume(), actor="driver")
+        except game.RuleViolation as exc:  # e.g. the match ended meanwhile: just tick
+            log.info("match %s: no catch-up pause (%s)", self.match_id, exc.reason)
 
 
 def _load_deadline(match_id: int) -> float | None:
