@@ -87,6 +87,7 @@ class Command(BaseCommand):
                 f"  Scoreboard:          {base}/watch/{match.join_code}/\n"
                 f"  Analysis:            {base}/analysis/\n"
                 f"  Logs:                {logs}/\n"
+                f"  Bot:                 {self._bot_note(opts)}\n"
             )
             while all(p is None or p.poll() is None for p in procs[1:3]):
                 time.sleep(1)
@@ -95,6 +96,13 @@ class Command(BaseCommand):
             pass
         finally:
             launcher.stop(*reversed(procs))
+
+    def _bot_note(self, opts: dict[str, Any]) -> str:
+        if opts["no_bot"]:
+            return "none"
+        if QBREADER.exists():
+            return "TF-IDF trained on the qbreader sets up to 2020 (ready in about 20 s)"
+        return "TF-IDF trained on the demo packet itself (../shared/data is absent), so it knows every answer"
 
     def _start_bot(self, match, port: int, env: dict[str, str], logs: Path) -> subprocess.Popen:
         bot = match.players.get(kind="bot")
