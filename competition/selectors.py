@@ -1,11 +1,11 @@
-"""Reads: snapshots for (re)connecting clients, the event log after a seq, exports."""
+"""Reads for the realtime edge: who may see what, and snapshots for (re)connecting clients."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from competition import game
-from competition.models import Match, MatchEvent, Player
+from competition.models import Match, Player
 
 
 def audiences_for(role: str, player: Player | None) -> frozenset[str]:
@@ -41,9 +41,3 @@ def snapshot(match_id: int, role: str, player: Player | None) -> dict[str, Any]:
             "kind": player.kind,
         }
     return {"type": "snapshot", "seq": match.seq, "state": view}
-
-
-def events_after(match_id: int, after_seq: int, audiences: frozenset[str]) -> list[dict[str, Any]]:
-    """Stored events with ``seq > after_seq`` that these audiences may see, as frames."""
-    rows = MatchEvent.objects.filter(match_id=match_id, seq__gt=after_seq, audience__in=audiences)
-    return [{"type": "event", "seq": r.seq, "event": r.type, "data": r.payload} for r in rows]

@@ -174,17 +174,13 @@ def fit_context(fit: Fit, include_flagged: bool = False) -> dict[str, Any]:
     items = item_rows(fit)
     plots = plot_data(fit, skills, items)
     plots["figure2"] = figure2(fit)
-    stored = fit.summary or {}
-    # the aggregates as fitted (flags are an input of the fit; irt.selectors re-reads them live)
-    chosen = stored.get("with_flagged", stored) if include_flagged else stored
-    n_flagged = int(stored.get("n_flagged", 0))
-    summary: dict[str, Any] = {k: _finite(chosen.get(k)) for k in ("mu", "delta", "kappa", "advscore")}
-    summary.update(n_flagged=n_flagged, n_items=fit.n_items - (0 if include_flagged else n_flagged))
+    # Aggregates over the flags as they are now, like the writer and packet tables below.
+    summary = selectors.event_summary(fit, include_flagged)
     return {
         "fit": fit,
         "include_flagged": include_flagged,
         "summary": summary,
-        "sensitivity": stored.get("sensitivity"),
+        "sensitivity": (fit.summary or {}).get("sensitivity"),
         "skills": skills,
         "items": items,
         "group_tables": [

@@ -286,7 +286,11 @@ def test_analysis_page_shows_the_latest_live_fit(client: Client, fit: Fit) -> No
     assert response.context["fit"] == fit
     assert "human:Ada" in html and "bot:tfidf" in html
     assert "1.25 ± 0.98" in html  # β ± 1.96·SE
-    assert "0.247" in html and "0.123" in html  # ADVSCORE_D and μ_D
+    # Aggregates over the items as flagged now: t1 (flagged twice) is left out; t2's ADVSCORE is NaN.
+    summary = response.context["summary"]
+    assert summary["mu"] == pytest.approx(-0.2) and summary["advscore"] is None and summary["n_items"] == 1
+    with_flagged = client.get(f"/analysis/fit/{fit.id}/?flagged=1").context["summary"]
+    assert with_flagged["advscore"] == pytest.approx(0.49) and with_flagged["mu"] == pytest.approx(0.05)
     rows = {r["tossup_id"]: r for r in response.context["items"]}
     t1, t2 = match_tossups(fit)
     assert rows[t1]["flags"] == 2 and rows[t2]["flags"] == 0

@@ -15,11 +15,10 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from competition import services
-from competition.importers import import_file
+from competition.importers import DEMO_PACKET, import_demo_packet
 from competition.models import QuestionSet
 from config import launcher
 
-DEMO_PACKET = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
 QBREADER = Path(settings.SHARED_DATA_DIR) / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
 
 
@@ -48,7 +47,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         call_command("migrate", verbosity=0)
-        counts = import_file(DEMO_PACKET, fmt="demo")
+        counts = import_demo_packet()
         qset = QuestionSet.objects.get(name=next(iter(counts["sets"])))
         tossups = [t.id for p in qset.packets.order_by("id") for t in p.tossups.order_by("number")]
         bonuses = [b.id for p in qset.packets.order_by("id") for b in p.bonuses.order_by("number")]
