@@ -12,7 +12,8 @@ class of highest cosine similarity. Confidence is calibrated as in ``tfidf``: a 
 (top-1 cosine, top-1 − top-2 margin) fitted on prefixes of held-out tossups.
 
 Encoding costs about 15 tossups/s on 2 CPU cores (2 windows per recent tossup), so training keeps only the
-most recent ``max_train`` tossups (default 3,000: ≈ 4 min) and the callers cache the model.
+most recent ``max_train`` tossups (default 3,000: 105–135 s with calibration, measured) and the callers
+cache the model.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import torch
 from sklearn.linear_model import LogisticRegression
 
 from buzzer.bots.answers import answer_key, main_answer
-from buzzer.bots.tfidf import _Calibration, read_packet_tossups
+from buzzer.bots.tfidf import Calibration, read_packet_tossups
 
 EMBEDDING_DIM = 384
 CHUNK_TOKENS = 128
@@ -38,8 +39,9 @@ DEFAULT_MAX_TRAIN = 3000
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
 _FORMAT = "tossup-embedding-guesser/1"
 
-# Recommended runbot settings, measured by ``python -m buzzer.bots.bench`` (3,000 tossups of 2019–20,
-# 500 tossups of 2021–22); see that script for the figures.
+# Runbot settings, kept equal to tfidf's. Measured by ``python -m buzzer.bots.bench`` (default 3,000
+# training tossups; 300–500 tossups of 2021–22): accuracy 3 % / 15 % at 25 % / 100 % of the words, and the
+# calibrated confidence never reached 0.2, so at 0.8 this bot hardly buzzes: train on more tossups first.
 RECOMMENDED_THRESHOLD = 0.8
 RECOMMENDED_MIN_TOKENS = 10
 
@@ -89,7 +91,7 @@ class MiniLMEncoder:
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.model_dir, local_files_only=True)
             self.model = AutoModel.from_pretrained(self.model_dir, local_files_only=True).eval()
-        except (OSError, ValueError) as exc:
+        except Exception as exc:  # corrupt files fail in many ways (KeyError, safetensors, JSON…)
             raise EncoderUnavailable(f"{self.model_dir}: cannot load the MiniLM model ({exc})") from exc
         self.batch_size = batch_size
 
@@ -136,7 +138,7 @@ class EmbeddingGuesser:
         encoder: MiniLMEncoder,
         class_vectors: np.ndarray,
         answers: list[str],
-        calibration: _Calibration | None,
+        calibration: Calibration | None,
     ) -> None:
         if class_vectors.shape != (len(answers), EMBEDDING_DIM):
             raise ValueError(
@@ -204,7 +206,7 @@ class EmbeddingGuesser:
         sums: np.ndarray,
         size: int,
         rng: random.Random,
-    ) -> _Calibration | None:
+    ) -> Calibration | None:
         # Hold out the latest records so that calibration, like live play, meets questions newer than the
         # ones it was trained on (unseen answers included).
         latest = range(len(questions) - len(questions) // 5, len(questions))
@@ -223,7 +225,7 @@ class EmbeddingGuesser:
         if len(set(labels.tolist())) < 2:
             return None
         fit = LogisticRegression().fit(np.column_stack([top1, margin]), labels)
-        return _Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
+        return Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
 
     def guess(self, text_so_far: str) -> tuple[str, float]:
         """Return ``(main answer, confidence in [0, 1])`` for the revealed tossup text.
@@ -270,17 +272,22 @@ class EmbeddingGuesser:
         """
         try:
             with np.load(path, allow_pickle=False) as blob:
-                if str(blob["format"]) != _FORMAT:
-                    raise ValueError(f"{path}: not an EmbeddingGuesser model file")
-                vectors, answers, calibration = blob["class_vectors"], blob["answers"], blob["calibration"]
-        except (KeyError, OSError, EOFError) as exc:
+                fields = {name: blob[name] for name in blob.files}
+        except (OSError, ValueError, EOFError) as exc:
             raise ValueError(f"{path}: not an EmbeddingGuesser model file ({exc})") from exc
-        fitted = _Calibration((float(calibration[0]), float(calibration[1])), float(calibration[2]))
+        if (
+            set(fields) != {"format", "class_vectors", "answers", "calibration"}
+            or str(fields["format"]) != _FORMAT
+        ):
+            raise ValueError(f"{path}: not an EmbeddingGuesser model file")
+        calibration = fields["calibration"]
         return cls(
             encoder if encoder is not None else MiniLMEncoder(),
-            vectors,
-            [str(a) for a in answers],
-            fitted if calibration.size else None,
+            fields["class_vectors"],
+            [str(a) for a in fields["answers"]],
+            Calibration((float(calibration[0]), float(calibration[1])), float(calibration[2]))
+            if calibration.size
+            else None,
         )
 
     @classmethod

@@ -37,7 +37,7 @@ RECOMMENDED_MIN_TOKENS = 10
 
 
 @dataclass(frozen=True)
-class _Calibration:
+class Calibration:
     """Logistic map from (top-1 cosine, top-1 − top-2 margin) to P(guess correct)."""
 
     coef: tuple[float, float]
@@ -64,7 +64,7 @@ class TfidfGuesser:
         weighting: TfidfTransformer,
         matrix: sparse.csr_matrix,
         answers: list[str],
-        calibration: _Calibration | None,
+        calibration: Calibration | None,
     ) -> None:
         self.counter = counter
         self.weighting = weighting
@@ -114,7 +114,7 @@ class TfidfGuesser:
 
     def _fit_calibration(
         self, questions: list[str], counts: sparse.csr_matrix, classes: np.ndarray, rng: random.Random
-    ) -> _Calibration | None:
+    ) -> Calibration | None:
         # Hold out the latest records so that calibration, like live play, meets questions newer than the
         # ones it was trained on (unseen answers included).
         latest = range(len(questions) - len(questions) // 5, len(questions))
@@ -133,7 +133,7 @@ class TfidfGuesser:
         if len(set(labels)) < 2:
             return None
         fit = LogisticRegression().fit(np.asarray(features), np.asarray(labels))
-        return _Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
+        return Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
 
     def _vectors(self, texts: list[str]) -> sparse.csr_matrix:
         return self.weighting.transform(self.counter.transform(texts))

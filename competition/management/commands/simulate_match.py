@@ -22,7 +22,7 @@ from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, loa
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from buzzer.simulation import SimPlayer, moderate
 from competition import services
-from competition.importers import FORMATS, QuestionFileError, detect_format, import_file
+from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
@@ -51,13 +51,13 @@ class Command(BaseCommand):
         parser.add_argument("--tossups", type=int, default=20)
         parser.add_argument("--teams", type=int, default=2)
         parser.add_argument("--players-per-team", type=int, default=4)
-        parser.add_argument("--bot", choices=["tfidf", "none"], default="tfidf")
+        parser.add_argument("--bot", choices=["tfidf", "embedding", "none"], default="tfidf")
         parser.add_argument(
             "--replay-bot",
             help="a *.buzz.csv file or a folder of them (qb-tournament-runner or 2024 exhibition logs): "
             "a bot that buzzes where the recorded system did, matched by the questions' external ids",
         )
-        parser.add_argument("--bot-train", help="packet file the TF-IDF bot trains on")
+        parser.add_argument("--bot-train", help="packet file the TF-IDF or embedding bot trains on")
         parser.add_argument("--bot-train-max-year", type=int)
         parser.add_argument("--bot-threshold", type=float, default=None)
         parser.add_argument("--preset", default="naqt")
@@ -102,7 +102,7 @@ class Command(BaseCommand):
         if opts["bot_delay_ms"] is not None:
             config["bot_delay"] = opts["bot_delay_ms"] / 1000.0
         team_names = [f"Team {i + 1}" for i in range(opts["teams"])]
-        bots = [{"name": "tfidf", "weight_class": "light"}] if guesser is not None else []
+        bots = [{"name": opts["bot"], "weight_class": "light"}] if guesser is not None else []
         if replay is not None:
             bots.append({"name": replay[0], "weight_class": ""})
         try:
@@ -151,7 +151,7 @@ class Command(BaseCommand):
             bot_tokens = dict(match.players.filter(kind="bot").values_list("name", "token"))
             bots_to_run = []
             if guesser is not None:
-                bots_to_run.append((guesser, bot_tokens["tfidf"]))
+                bots_to_run.append((guesser, bot_tokens[opts["bot"]]))
             if replay is not None:
                 bots_to_run.append((ReplayGuesser(replay[1]), bot_tokens[replay[0]]))
             bot_urls = [(g, f"{ws}/ws/match/{match.join_code}/play/?token={tok}") for g, tok in bots_to_run]
@@ -172,7 +172,7 @@ class Command(BaseCommand):
 
     def _questions(self, opts: dict[str, Any]) -> tuple[list[Tossup], list[Bonus]]:
         if opts["demo"] or not opts["packets"]:
-            path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
+            path = DEMO_PACKET
             counts = import_file(path, fmt="demo")
             set_name = next(iter(counts["sets"]))
         else:
@@ -207,9 +207,9 @@ class Command(BaseCommand):
             return None
         train = opts["bot_train"] or opts["packets"]
         if not train:
-            path = Path(settings.BASE_DIR) / "competition" / "demo_data" / "demo_packet.json"
+            path = DEMO_PACKET
             raise CommandError(f"--bot-train is required (e.g. a qbreader packet file; not {path})")
-        return _cached_guesser(Path(train), opts["bot_train_max_year"], self.stdout.write)
+        return _cached_guesser(opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write)
 
     def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
         """(bot name, external id → first recorded buzz) from a buzz file or a folder of them."""
@@ -360,21 +360,34 @@ class Command(BaseCommand):
         }
 
 
-def _cached_guesser(train: Path, max_year: int | None, say) -> Any:
-    """Train the TF-IDF bot once per (file, size, mtime, max year); later runs load it."""
+def _cached_guesser(kind: str, train: Path, max_year: int | None, say) -> Any:
+    """Train the ``kind`` (tfidf | embedding) bot once per (file, size, mtime, max year, settings); later
+    runs load it."""
+    from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
     from buzzer.bots.tfidf import TfidfGuesser
 
     if not train.exists():
         raise CommandError(f"{train}: no such file")
     stat = train.stat()
+    # The embedding cache also depends on the training cap.
+    settings_key = f":{DEFAULT_MAX_TRAIN}" if kind == "embedding" else ""
     key = hashlib.sha256(
-        f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}".encode()
+        f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}{settings_key}".encode()
     ).hexdigest()
-    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"tfidf-{key[:16]}.joblib"
-    if cache.exists():
-        return TfidfGuesser.load(cache)
-    say(f"training the TF-IDF bot on {train} (max year {max_year})…")
-    guesser = TfidfGuesser.from_packets(train, max_year=max_year)
+    model: Any = EmbeddingGuesser if kind == "embedding" else TfidfGuesser
+    suffix = "npz" if kind == "embedding" else "joblib"
+    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"{kind}-{key[:16]}.{suffix}"
+    try:
+        if cache.exists():
+            try:
+                return model.load(cache)
+            except (AttributeError, ImportError, ValueError, KeyError) as exc:
+                # A model saved by an older version of the code: train afresh.
+                say(f"cannot load {cache} ({exc}); retraining")
+        say(f"training the {kind} bot on {train} (max year {max_year})…")
+        guesser = model.from_packets(train, max_year=max_year)
+    except EncoderUnavailable as exc:
+        raise CommandError(str(exc)) from exc
     cache.parent.mkdir(parents=True, exist_ok=True)
     guesser.save(cache)
     return guesser
