@@ -132,7 +132,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 question_id=msg["question_id"],
                 token_index=msg["token_index"],
                 client_time=msg.get("client_time"),
-                corrected_press_at=self.clock.to_server(msg.get("client_time")),
+                corrected_press_at=self.clock.to_server(msg.get("client_time"), now),
                 now=now,
             )
         if kind == "answer":

@@ -134,12 +134,14 @@ class RateLimiter:
 
 
 class ClockEstimator:
-    """Client clock → server clock from ping frames.
+    """Client clock → server clock from timestamped frames (pings and buzzes).
 
-    Each ping gives ``server_received − client_time`` = offset + one-way delay; the minimum
-    over a recent window is the best estimate of the offset (least queueing), so
-    ``to_server(t)`` is the client's press time on the server clock. A jumping client clock
-    drops out of the window after ``window`` pings."""
+    Each frame gives ``server_received − client_time`` = clock offset + one-way delay. The
+    minimum over a recent window (the least-queued frame) estimates offset + the client's
+    shortest delay, so ``to_server(t, received_at)`` is the press time on the server clock as
+    if the buzz had travelled as fast as this client's fastest frame: never later than its
+    arrival, and earlier by however much this buzz was held up on the way. A jumping client
+    clock drops out of the window after ``window`` frames."""
 
     def __init__(self, window: int = 20):
         self.samples: deque[float] = deque(maxlen=window)
@@ -147,7 +149,9 @@ class ClockEstimator:
     def add(self, client_time: float, server_time: float) -> None:
         self.samples.append(server_time - client_time)
 
-    def to_server(self, client_time: float | None) -> float | None:
-        if client_time is None or not self.samples:
+    def to_server(self, client_time: float | None, received_at: float) -> float | None:
+        """Seconds since the epoch on the server clock; None without a client time."""
+        if client_time is None:
             return None
+        self.add(client_time, received_at)
         return client_time + min(self.samples)

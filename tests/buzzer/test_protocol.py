@@ -92,13 +92,20 @@ def test_rate_limiter_allows_a_burst_then_refuses_until_refilled():
     assert limiter.allow(100.2) is True
 
 
-def test_clock_estimator_uses_the_least_delayed_ping():
+def test_clock_estimator_uses_the_least_delayed_frame():
     clock = protocol.ClockEstimator()
-    assert clock.to_server(5.0) is None
+    assert clock.to_server(None, 5.0) is None
     # client clock is 100 s behind the server; one-way delays 0.08, 0.02, 0.05
     for client, delay in [(1.0, 0.08), (2.0, 0.02), (3.0, 0.05)]:
         clock.add(client, client + 100 + delay)
-    assert clock.to_server(10.0) == pytest.approx(110.02)
+    # a buzz pressed at client time 10 that was held up 0.3 s on the way
+    assert clock.to_server(10.0, 110.3) == pytest.approx(110.02)
+    # a buzz faster than every ping so far is its own best sample: never later than its arrival
+    assert clock.to_server(20.0, 120.01) == pytest.approx(120.01)
+
+
+def test_without_pings_the_corrected_time_is_the_arrival():
+    assert protocol.ClockEstimator().to_server(7.0, 50.0) == pytest.approx(50.0)
 
 
 def test_clock_estimator_forgets_a_jumped_clock_after_its_window():
@@ -106,4 +113,4 @@ def test_clock_estimator_forgets_a_jumped_clock_after_its_window():
     clock.add(0.0, 100.0)  # offset 100
     for t in range(3):  # the client clock jumps forward by 50 s
         clock.add(150.0 + t, 200.0 + t + 0.01)
-    assert clock.to_server(160.0) == pytest.approx(210.01)
+    assert clock.to_server(160.0, 210.5) == pytest.approx(210.01)
