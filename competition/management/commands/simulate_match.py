@@ -1,6 +1,6 @@
 """Play a whole match headlessly on real questions: real ASGI server (Redis channel layer),
 real Celery worker, simulated humans and the bot as real websocket clients; then wait for
-the IRT fit and write a JSON report. See README "Simulated match"."""
+the IRT fit and write a JSON report (README lists the command; docs/PROTOCOL.md the protocol)."""
 
 from __future__ import annotations
 
@@ -207,8 +207,9 @@ class Command(BaseCommand):
             return None
         train = opts["bot_train"] or opts["packets"]
         if not train:
-            path = DEMO_PACKET
-            raise CommandError(f"--bot-train is required (e.g. a qbreader packet file; not {path})")
+            raise CommandError(
+                "--bot-train is required with --demo (a qbreader packet file), or use --bot none"
+            )
         return _cached_guesser(opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write)
 
     def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
