@@ -122,7 +122,11 @@ class SimPlayer:
                 continue
             elif event == "buzz_ruled" and data["team_id"] == self.me.get("team_id"):
                 buzzed = True  # our team is done with this tossup
-            elif event == "bonus_part" and self.captain and self.bonus_team == self.me.get("team_id"):
+            elif (
+                event in ("bonus_part", "bonus_prompt")
+                and self.captain
+                and self.bonus_team == self.me.get("team_id")
+            ):
                 text = self.bonus_reply(data["bonus_id"], data["part"])
                 await self._send(
                     ws,

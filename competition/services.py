@@ -383,7 +383,9 @@ def bonus_answer(
         verdict = Verdict("reject", None, "no such bonus part")
     else:
         verdict = judge(spec.parts[part].answer_line, text)
-    cmd = game.BonusAnswer(player_id, bonus_id, part, text[:500], verdict.outcome, verdict.reason)
+    cmd = game.BonusAnswer(
+        player_id, bonus_id, part, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt
+    )
     return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
 
 

@@ -82,6 +82,7 @@ class _Bot:
         self.seq = 0
         self.tossup: _Tossup | None = None
         self.bonus: tuple[Any, str] | None = None  # (bonus_id, leadin) while our team is on a bonus
+        self.bonus_answer = ""  # our last answer to the open bonus part (repeated on a prompt)
         self.new_words = asyncio.Event()
         self.stats = {
             "buzzes": 0,
@@ -219,11 +220,28 @@ class _Bot:
             mine = self.team_id is not None and data.get("team_id") == self.team_id
             self.bonus = (data.get("bonus_id"), data.get("leadin", "")) if mine else None
         elif name == "bonus_part" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
-            text = await self.ask(self.guesser.bonus_guess, self.bonus[1], data.get("text", "")) or ""
+            self.bonus_answer = (
+                await self.ask(self.guesser.bonus_guess, self.bonus[1], data.get("text", "")) or ""
+            )
             await self.send(
-                {"type": "bonus_answer", "bonus_id": self.bonus[0], "part": data.get("part"), "text": text}
+                {
+                    "type": "bonus_answer",
+                    "bonus_id": self.bonus[0],
+                    "part": data.get("part"),
+                    "text": self.bonus_answer,
+                }
             )
             self.stats["bonus_answers"] += 1
+        elif name == "bonus_prompt" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
+            # No better guess to offer: the same answer again (a second prompt counts as wrong).
+            await self.send(
+                {
+                    "type": "bonus_answer",
+                    "bonus_id": self.bonus[0],
+                    "part": data.get("part"),
+                    "text": self.bonus_answer,
+                }
+            )
         elif name == "bonus_part_ruled" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
             self.stats["bonus_correct"] += data.get("ruling") == "correct"
         elif name == "bonus_ended":

@@ -70,7 +70,8 @@ class Answer:
 
 @dataclass(frozen=True)
 class BonusAnswer:
-    """An answer to bonus part ``part`` (0-based) by a player of the controlling team."""
+    """An answer to bonus part ``part`` (0-based) by a player of the controlling team;
+    ``directed_prompt`` is the judge's text for a ``prompt`` verdict."""
 
     player_id: int
     bonus_id: int
@@ -78,6 +79,7 @@ class BonusAnswer:
     text: str
     verdict: str
     reason: str = ""
+    directed_prompt: str | None = None
 
 
 @dataclass(frozen=True)

@@ -545,8 +545,11 @@ def _rule(st: MatchState, cmd: Rule, now: float, ev: list[Event]) -> None:
         else:
             _rule_tossup(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
     elif st.phase in BONUS_PHASES:
+        if st.bonus is None or st.bonus.pending is None:
+            raise RuleViolation("no_pending_answer")
         if cmd.outcome == "prompt":
-            raise RuleViolation("bad_outcome", "bonus parts take accept, reject or no_penalty")
+            _bonus_prompt(st, cmd.directed_prompt, now, ev)
+            return
         _rule_bonus(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
     else:
         raise RuleViolation("no_pending_answer")
@@ -656,7 +659,7 @@ def _start_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> No
 def _open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
     b = _bonus(st)
     spec = _bonus_spec(st).parts[part]
-    b.part, b.pending = part, None
+    b.part, b.pending, b.prompts = part, None, 0
     b.deadline = at + st.config.bonus_part_window
     st.phase = "bonus"
     ev.append(
@@ -695,10 +698,14 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
         "verdict": cmd.verdict,
         "reason": cmd.reason,
     }
-    if st.config.auto_rule and (cmd.verdict in ("accept", "reject") or st.config.unattended):
-        _rule_bonus(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
-        return
-    # Prompts on bonus parts go to the moderator (who rules accept/reject/no_penalty).
+    if st.config.auto_rule:
+        if cmd.verdict == "prompt":
+            _bonus_prompt(st, cmd.directed_prompt, now, ev)
+            return
+        if cmd.verdict in ("accept", "reject") or st.config.unattended:
+            _rule_bonus(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
+            return
+    # The moderator rules: always without auto-ruling, else when the judge could not decide.
     b.deadline = None
     st.phase = "bonus_ruling"
     ev.append(
@@ -711,8 +718,33 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
                 "guess": cmd.text,
                 "verdict": cmd.verdict,
                 "reason": cmd.reason,
+                "directed_prompt": cmd.directed_prompt,
             },
             "moderator",
+        )
+    )
+
+
+def _bonus_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]) -> None:
+    """Prompt the controlling team on the open part: it answers again within the prompt
+    window; a second prompt on the same part counts as wrong (QUIZBOWL.md)."""
+    b = _bonus(st)
+    if b.prompts >= 1:
+        _rule_bonus(st, "wrong", at, ev)
+        return
+    b.prompts += 1
+    b.pending = None
+    b.deadline = at + st.config.prompt_window
+    st.phase = "bonus"
+    ev.append(
+        Event(
+            "bonus_prompt",
+            {
+                "bonus_id": b.bonus_id,
+                "part": b.part,
+                "directed_prompt": directed,
+                "answer_deadline": b.deadline,
+            },
         )
     )
 

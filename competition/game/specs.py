@@ -122,8 +122,8 @@ class MatchConfig:
     verdict passed with an Answer at once instead of waiting for the moderator's Rule.
     ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
     ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
-    judge cannot decide (``needs_moderator``, and prompts on bonus parts) are ruled wrong
-    instead of waiting for a ruling that would never come.
+    judge cannot decide (``needs_moderator``) are ruled wrong instead of waiting for a ruling
+    that would never come.
     """
 
     preset: Preset

@@ -44,7 +44,8 @@ class TossupRun:
 @dataclass
 class BonusRun:
     """The bonus being played by ``team_id``: current ``part`` (0-based), its ``deadline``
-    (None while waiting for the moderator), the ``pending`` answer and per-part ``results``."""
+    (None while waiting for the moderator), the ``pending`` answer, ``prompts`` given on this
+    part and per-part ``results``."""
 
     bonus_id: int
     team_id: int
@@ -53,6 +54,7 @@ class BonusRun:
     pending: dict[str, Any] | None = None
     points: int = 0
     results: list[dict[str, Any]] = field(default_factory=list)
+    prompts: int = 0
 
 
 @dataclass

@@ -91,6 +91,9 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
             "part": 0,
             "text": "bonus answer to name this star",
         }
+        # A prompt on our part: the bot answers the same part again.
+        await s.event("bonus_prompt", bonus_id=6, part=0, directed_prompt="More specific?", answer_deadline=0)
+        assert (await s.expect("bonus_answer")) == reply
         await s.event(
             "bonus_part_ruled", bonus_id=6, part=0, guess=reply["text"], ruling="correct", points=10
         )
@@ -107,7 +110,7 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
         "errors": 1,
     }
     assert [f["type"] for f in session.frames] == [
-        "buzz", "answer", "answer", "buzz", "buzz", "answer", "bonus_answer"
+        "buzz", "answer", "answer", "buzz", "buzz", "answer", "bonus_answer", "bonus_answer"
     ]  # fmt: skip
 
 

@@ -74,13 +74,50 @@ def test_bonus_moderator_ruling_and_first_answer_counts():
     assert given.audience == "moderator" and given.data["guess"] == "first"
     assert d.state.next_deadline is None
     assert refused(d, BonusAnswer(HUMAN_A2, 500, 0, "second", "accept"), T0 + 4.1) == "answer_window_closed"
-    assert refused(d, Rule("prompt"), T0 + 5) == "bad_outcome"
     d.do(Rule("accept"), T0 + 5)
     assert (
         d.last("bonus_part_ruled").data["points"] == 10
         and d.last("bonus_part_ruled").data["guess"] == "first"
     )
     assert d.state.bonus.part == 1
+
+
+def test_moderator_prompts_on_a_bonus_part_and_a_second_prompt_is_wrong():
+    d = started()
+    win_tossup(d)
+    assert refused(d, Rule("prompt"), T0 + 3.5) == "no_pending_answer"
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "Curie", "prompt", directed_prompt="Which Curie?"), T0 + 4)
+    d.do(Rule("prompt", "Which Curie?"), T0 + 5)
+    prompt = d.last("bonus_prompt")
+    assert prompt.audience == "all" and prompt.data == {
+        "bonus_id": 500,
+        "part": 0,
+        "directed_prompt": "Which Curie?",
+        "answer_deadline": pytest.approx(T0 + 13),  # prompt window 8 s
+    }
+    assert d.state.phase == "bonus" and d.state.next_deadline == pytest.approx(T0 + 13)
+    d.do(BonusAnswer(HUMAN_A2, 500, 0, "Curie again", "prompt"), T0 + 6)
+    d.do(Rule("prompt"), T0 + 7)  # a second prompt counts as wrong
+    ruled = d.last("bonus_part_ruled").data
+    assert (ruled["part"], ruled["ruling"], ruled["points"], ruled["guess"]) == (0, "wrong", 0, "Curie again")
+    assert d.state.bonus.part == 1 and d.state.bonus.prompts == 0
+
+
+def test_auto_ruled_bonus_prompt_then_a_right_answer_scores():
+    d = started(auto_rule=True)
+    win_tossup(d)
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "Curie", "prompt", directed_prompt="Which Curie?"), T0 + 4)
+    assert d.last("bonus_prompt").data["directed_prompt"] == "Which Curie?"
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "Marie Curie", "accept"), T0 + 5)
+    assert d.last("bonus_part_ruled").data["points"] == 10 and d.state.bonus.part == 1
+
+
+def test_a_bonus_prompt_window_times_out_as_wrong():
+    d = started(auto_rule=True)
+    win_tossup(d)
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "Curie", "prompt"), T0 + 4)
+    d.run_until(T0 + 12.5)  # prompt window ends at T0 + 12
+    assert d.last("bonus_part_ruled").data["ruling"] == "timeout" and d.state.bonus.part == 1
 
 
 def test_no_bonus_when_bonuses_run_out():
@@ -222,7 +259,7 @@ def test_bot_bonus_points_deflated():
 def test_undecidable_bonus_answers_wait_for_a_moderator_unless_unattended(unattended):
     d = started(auto_rule=True, unattended=unattended)
     win_tossup(d)
-    d.do(BonusAnswer(HUMAN_A, 500, 0, "western novels", "prompt"), T0 + 4)
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "western novels", "needs_moderator"), T0 + 4)
     if unattended:
         assert d.last("bonus_part_ruled").data["ruling"] == "wrong" and d.state.bonus.part == 1
     else:

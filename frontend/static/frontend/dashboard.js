@@ -52,6 +52,7 @@ function describe(type, d) {
     case "question_flagged": return `flag from ${d.reporter}: ${d.problem}`;
     case "bonus_started": return `bonus for ${teamName(m, d.team_id)}`;
     case "bonus_part": return `bonus part ${d.part + 1} read`;
+    case "bonus_prompt": return `bonus part ${d.part + 1}: prompt${d.directed_prompt ? ` “${d.directed_prompt}”` : ""}`;
     case "buzz_received": return `buzz received from ${player(d.player_id)} at word ${d.token_index}`;
     case "tossup_answer": return "answer line sent to the moderator";
     case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
@@ -119,7 +120,8 @@ function render() {
     if (buzz.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = buzz.directed_prompt;
   } else if (bonusPending) {
     $("buzz-line").textContent = `Bonus part ${bonusPending.part + 1} (${teamName(m, m.bonus.team_id)})`;
-    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong>${escapeHtml(bonusPending.verdict)}</strong>`;
+    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong>${escapeHtml(bonusPending.verdict)}</strong>${bonusPending.directed_prompt ? ` · prompt: “${escapeHtml(bonusPending.directed_prompt)}”` : ""}`;
+    if (bonusPending.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = bonusPending.directed_prompt;
   } else {
     $("directed-prompt").value = "";
   }

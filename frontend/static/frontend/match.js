@@ -261,8 +261,12 @@ export function applyEvent(m, type, d) {
       m.phase = "bonus";
       break;
     case "bonus_answer_given":
-      if (m.bonus) m.bonus.pending = { part: d.part, guess: d.guess, verdict: d.verdict };
+      if (m.bonus) m.bonus.pending = { part: d.part, guess: d.guess, verdict: d.verdict, directed_prompt: d.directed_prompt };
       m.phase = "bonus_ruling";
+      break;
+    case "bonus_prompt":
+      if (m.bonus) Object.assign(m.bonus, { pending: null, answer_deadline: d.answer_deadline });
+      m.phase = "bonus";
       break;
     case "bonus_part_ruled":
       if (m.bonus && m.bonus.parts[d.part]) {

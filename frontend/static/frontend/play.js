@@ -134,6 +134,10 @@ function onEvent(type, d) {
     case "tossup_ended":
       if (d.outcome !== "answered") banner(d.outcome === "dead" ? "Dead tossup" : "Skipped");
       break;
+    case "bonus_prompt":
+      bonusSent = null; // the team answers this part again
+      $("bonus-result").textContent = d.directed_prompt || "Prompt: be more specific.";
+      break;
     case "bonus_part_ruled":
       $("bonus-result").textContent = `Part ${d.part + 1}: ${d.ruling} (${d.points})`;
       break;
