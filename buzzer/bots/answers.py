@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import html
 import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
 
+import numpy as np
 from anyascii import anyascii
 
 # Inline formatting tags vanish without a space ("<u>grandmother</u>s" → "grandmothers").
@@ -54,3 +57,31 @@ def answer_key(answer: str) -> str:
     alphanumeric remains.
     """
     return _NON_WORD.sub(" ", anyascii(answer).lower()).strip()
+
+
+def answer_classes(
+    records: Iterable[tuple[str, str]], *, keep_last: int | None = None
+) -> tuple[list[str], list[str], np.ndarray]:
+    """Group ``(question, answer line)`` records into answer classes by ``answer_key`` of the
+    main answer; records without a question or a main answer are dropped, and ``keep_last``
+    keeps only the most recent N (records come in date order).
+
+    Returns ``(questions, answers, classes)``: the kept questions; one display spelling per
+    class (its most common main answer); and an int array of shape (n_questions,) giving each
+    question's class. Raises ValueError when no record is usable."""
+    questions, mains = [], []
+    for question, line in records:
+        if question and (main := main_answer(line)) and answer_key(main):
+            questions.append(question)
+            mains.append(main)
+    if keep_last is not None:
+        questions, mains = questions[-keep_last:], mains[-keep_last:]
+    if not questions:
+        raise ValueError("no usable (question, answer line) records to train on")
+    keys = [answer_key(main) for main in mains]
+    spellings: dict[str, Counter[str]] = defaultdict(Counter)
+    for key, main in zip(keys, mains, strict=True):
+        spellings[key][main] += 1
+    answers = [spelling.most_common(1)[0][0] for spelling in spellings.values()]
+    class_of = {key: i for i, key in enumerate(spellings)}
+    return questions, answers, np.array([class_of[key] for key in keys])

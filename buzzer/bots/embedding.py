@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import random
-from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ import numpy as np
 import torch
 from sklearn.linear_model import LogisticRegression
 
-from buzzer.bots.answers import answer_key, main_answer
+from buzzer.bots.answers import answer_classes
 from buzzer.bots.tfidf import Calibration, read_packet_tossups
 
 EMBEDDING_DIM = 384
@@ -170,22 +169,7 @@ class EmbeddingGuesser:
         :class:`MiniLMEncoder`. Raises ValueError if no usable record remains, EncoderUnavailable if the
         model cannot load.
         """
-        questions, mains = [], []
-        for question, line in records:
-            if question and (main := main_answer(line)) and answer_key(main):
-                questions.append(question)
-                mains.append(main)
-        if max_train is not None:
-            questions, mains = questions[-max_train:], mains[-max_train:]
-        if not questions:
-            raise ValueError("no usable (question, answer line) records to train on")
-        keys = [answer_key(main) for main in mains]
-        spellings: dict[str, Counter[str]] = defaultdict(Counter)
-        for key, main in zip(keys, mains, strict=True):
-            spellings[key][main] += 1
-        answers = [spelling.most_common(1)[0][0] for spelling in spellings.values()]
-        class_of = {key: i for i, key in enumerate(spellings)}
-        classes = np.array([class_of[key] for key in keys])
+        questions, answers, classes = answer_classes(records, keep_last=max_train)
         encoder = encoder if encoder is not None else MiniLMEncoder()
         tossups = encoder.encode(questions)
         sums = np.zeros((len(answers), EMBEDDING_DIM), dtype=np.float32)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +21,7 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 
-from buzzer.bots.answers import answer_key, main_answer
+from buzzer.bots.answers import answer_classes
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -88,20 +87,7 @@ class TfidfGuesser:
         confidence is the raw top-1 cosine.
         Raises ValueError if no usable record remains.
         """
-        questions, mains = [], []
-        for question, line in records:
-            if question and (main := main_answer(line)) and answer_key(main):
-                questions.append(question)
-                mains.append(main)
-        if not questions:
-            raise ValueError("no usable (question, answer line) records to train on")
-        keys = [answer_key(main) for main in mains]
-        spellings: dict[str, Counter[str]] = defaultdict(Counter)
-        for key, main in zip(keys, mains, strict=True):
-            spellings[key][main] += 1
-        answers = [spelling.most_common(1)[0][0] for spelling in spellings.values()]
-        class_of = {key: i for i, key in enumerate(spellings)}
-        classes = np.array([class_of[key] for key in keys])
+        questions, answers, classes = answer_classes(records)
         counter = CountVectorizer(
             ngram_range=(1, 2), stop_words="english", strip_accents="unicode", dtype=np.float32
         )

@@ -65,3 +65,23 @@ def test_main_answer_on_the_answer_checker_suite(shared_data) -> None:
         assert main, line
         assert not any(mark in main for mark in "<>[]"), (line, main)
         assert "prompt on" not in main.lower(), (line, main)
+
+
+def test_answer_classes_group_spellings_and_keep_the_most_common():
+    from buzzer.bots.answers import answer_classes
+
+    records = [
+        ("q1", "<b><u>Marie Curie</u></b> [accept Skłodowska]"),
+        ("q2", "marie curie"),
+        ("q3", "Marie Curie"),
+        ("", "Nobody"),  # no question: dropped
+        ("q4", "[missing]"),  # no main answer: dropped
+        ("q5", "Tikal"),
+    ]
+    questions, answers, classes = answer_classes(records)
+    assert questions == ["q1", "q2", "q3", "q5"]
+    assert answers == ["Marie Curie", "Tikal"]
+    assert classes.tolist() == [0, 0, 0, 1]
+    assert answer_classes(records, keep_last=1)[1] == ["Tikal"]
+    with pytest.raises(ValueError, match="no usable"):
+        answer_classes([("", "x")])
