@@ -95,6 +95,12 @@ async def lease_holder(redis: Any, match: Match) -> str | None:
     return value.decode() if value else None
 
 
+async def until_holder(redis: Any, match: Match, name: str, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while await lease_holder(redis, match) != name:
+            await asyncio.sleep(0.02)
+
+
 async def test_only_the_lease_holder_ticks_and_another_process_takes_over_when_it_stops(
     monkeypatch, tick_log, redis_url
 ):
@@ -104,9 +110,7 @@ async def test_only_the_lease_holder_ticks_and_another_process_takes_over_when_i
     a = await start_driver(match, "process-a", monkeypatch)
     b = None
     try:
-        async with asyncio.timeout(5):
-            while await lease_holder(redis, match) != "process-a":
-                await asyncio.sleep(0.02)
+        await until_holder(redis, match, "process-a")
         b = await start_driver(match, "process-b", monkeypatch)
         await asyncio.sleep(1.5)  # B's lease attempts fail at least once meanwhile
         assert {who for who, _ in tick_log} == {"process-a"} and len(tick_log) >= 10
@@ -140,9 +144,7 @@ async def test_a_crashed_holders_lease_expires_and_the_other_process_drives(monk
     a = await start_driver(match, "process-a", monkeypatch)
     b = None
     try:
-        async with asyncio.timeout(5):
-            while await lease_holder(redis, match) != "process-a":
-                await asyncio.sleep(0.02)
+        await until_holder(redis, match, "process-a")
         b = await start_driver(match, "process-b", monkeypatch)
         await asyncio.sleep(0.5)
         assert a._task is not None
