@@ -102,6 +102,9 @@ class Match(models.Model):
     seq = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
+    driven_at = models.FloatField(
+        null=True, blank=True, help_text="last moment (epoch s) a reading driver confirmed it drove the match"
+    )
 
     def __str__(self) -> str:
         return f"{self.name} ({self.join_code})"
@@ -138,6 +141,11 @@ class Player(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.HUMAN)
     token = models.CharField(max_length=64, unique=True, default=new_token)
     weight_class = models.CharField(max_length=10, blank=True, help_text="bots: light | mid | heavy")
+    reclaim_code = models.CharField(
+        max_length=16,
+        blank=True,
+        help_text="one-time code the moderator issued to move this seat to a new tablet",
+    )
 
     class Meta:
         unique_together = [("match", "name")]
@@ -159,11 +167,32 @@ class MatchEvent(models.Model):
     actor = models.CharField(
         max_length=50, blank=True, help_text="who caused it: moderator, player:<id>, driver"
     )
+    command_id = models.CharField(
+        max_length=64, blank=True, default="", help_text="the client's id of the command (idempotency)"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         unique_together = [("match", "seq")]
         ordering = ["match_id", "seq"]
+        indexes = [models.Index(fields=["match", "command_id"], name="event_command_id")]
+
+
+class Outbox(models.Model):
+    """Work to hand to Celery, stored in the same transaction as what caused it (e.g. a
+    match's end), so a broker outage at commit time loses nothing: a sweeper sends every
+    row not yet dispatched."""
+
+    topic = models.CharField(max_length=50, help_text="e.g. fit_after_match")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, null=True, blank=True)
+    payload = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    done_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
 
 
 class Buzz(models.Model):

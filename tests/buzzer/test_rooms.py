@@ -14,6 +14,7 @@ import redis.asyncio as aioredis
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from buzzer import driver as driving
 from buzzer import rooms
 from competition import game, services
 from competition.models import Match, MatchEvent
@@ -81,10 +82,10 @@ def tick_log(monkeypatch) -> list[tuple[str, float]]:
     return log
 
 
-async def start_driver(match: Match, name: str, monkeypatch) -> rooms.Driver:
-    monkeypatch.setattr(rooms, "PROCESS_ID", name)
+async def start_driver(match: Match, name: str, monkeypatch) -> driving.Driver:
+    monkeypatch.setattr(driving, "PROCESS_ID", name)
     token = DRIVER.set(name)
-    driver = rooms.Driver(match.id)
+    driver = driving.Driver(match.id)
     driver.start()
     DRIVER.reset(token)
     return driver
@@ -121,7 +122,7 @@ async def test_only_the_lease_holder_ticks_and_another_process_takes_over_when_i
         read_by_a = sum(len(w["words"]) for w in await words_events(match))
         await eventually(lambda: any(who == "process-b" for who, _ in tick_log), timeout=5)
         taken_over = next(t for who, t in tick_log if who == "process-b")
-        assert taken_over - stopped_at <= rooms.LEASE_MS / 1000
+        assert taken_over - stopped_at <= driving.LEASE_MS / 1000
         assert all(who == "process-a" for who, t in tick_log if t < stopped_at)
         assert all(who == "process-b" for who, t in tick_log if t > stopped_at)
         await asyncio.sleep(0.5)
@@ -137,7 +138,7 @@ async def test_only_the_lease_holder_ticks_and_another_process_takes_over_when_i
 
 
 async def test_a_crashed_holders_lease_expires_and_the_other_process_drives(monkeypatch, tick_log, redis_url):
-    monkeypatch.setattr(rooms, "LEASE_MS", 900)  # renewals every 0.3 s: a short test
+    monkeypatch.setattr(driving, "LEASE_MS", 900)  # renewals every 0.3 s: a short test
     match = await new_match(config={"wpm": 600}, words=60)
     await start(match)
     redis = aioredis.from_url(redis_url)
