@@ -47,6 +47,8 @@ OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
 }
 RULE_OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
 MAX_FRAME = 4096
+# The websocket server refuses larger frames before reading them (UTF-8: ≤ 4 bytes a character).
+MAX_FRAME_BYTES = 4 * MAX_FRAME
 
 
 class ProtocolError(Exception):

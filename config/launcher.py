@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# buzzer.protocol is pure (no Django), so the launcher may read the protocol's frame limit.
+from buzzer.protocol import MAX_FRAME_BYTES  # noqa: E402
 
 
 def free_port() -> int:
@@ -97,6 +99,7 @@ def start_server(
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
         "--ws", "websockets", "--ws-per-message-deflate", "false",
+        "--ws-max-size", str(MAX_FRAME_BYTES),
         "--lifespan", "off", "--log-level", "warning",
     ]  # fmt: skip
     proc = subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
