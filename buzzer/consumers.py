@@ -2,26 +2,43 @@
 
 Thin by design: every change goes through ``competition.services``; events reach the
 client through the per-process :class:`buzzer.rooms.Room`. Bad input gets an ``error``
-frame and changes nothing (docs/PROTOCOL.md).
+frame and changes nothing (docs/PROTOCOL.md). Every frame gets an answer (``ack``,
+``pong``, ``snapshot`` or ``error``; a ``heartbeat_ack`` is itself the answer to the server's
+heartbeat), an unexpected fault included: it is logged and answered ``internal`` (or
+``unavailable`` when the database or Redis is down), and the connection lives on.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import time
+from collections import deque
 from typing import Any
 from urllib.parse import parse_qs
 
+import redis.exceptions
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import InterfaceError, OperationalError
 
 from buzzer import protocol
-from buzzer.rooms import Room
+from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
 from competition import game, selectors, services
 from competition.models import Match, Player
 
 log = logging.getLogger(__name__)
+
+# Faults of the services the edge depends on, answered ``unavailable`` rather than ``internal``.
+OUTAGES = (
+    OperationalError,
+    InterfaceError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    OSError,
+)
 
 
 def _authenticate(code: str, role: str, token: str) -> tuple[int, Player | None] | None:
@@ -39,61 +56,150 @@ def _authenticate(code: str, role: str, token: str) -> tuple[int, Player | None]
 class MatchConsumer(AsyncWebsocketConsumer):
     """One connection: ``play`` (human or bot seat), ``moderate`` or ``watch``."""
 
+    # Seat frames (buzz, answer, bonus_answer) per seat across all its sockets in this process.
+    seat_limiter = protocol.SeatLimiter()
+
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
         self.role: str = kwargs["role"]
-        query = parse_qs(self.scope.get("query_string", b"").decode())
-        token = (query.get("token") or [""])[0]
         self.room: Room | None = None
-        auth = await database_sync_to_async(_authenticate)(kwargs["code"], self.role, token)
+        self._heartbeat: asyncio.Task | None = None
+        self._accepted = False
+        self.match_id: int | None = None
+        query = parse_qs(self.scope.get("query_string", b"").decode(errors="replace"))
+        token = (query.get("token") or [""])[0]
+        try:
+            auth = await database_sync_to_async(_authenticate)(kwargs["code"], self.role, token)
+        except Exception:
+            log.exception("connect: cannot authenticate (database down?)")
+            await self._refuse_unavailable()
+            return
+        self._accepted = True
         await self.accept()
         if auth is None:
             await self._error("forbidden", "unknown join code or bad token")
             await self.close(code=4403)
             return
-        self.match_id, self.player = auth
+        self.match_id, self.player = auth[0], auth[1]
         self.audiences = selectors.audiences_for(self.role, self.player)
-        self.last_seq = -1
+        self.last_seq = -1  # the last event seq sent to this connection (or its snapshot's)
         self._pending: list[tuple[int, str]] | None = []  # events that raced the snapshot
+        self._snapshot_lock = asyncio.Lock()
+        self._beats: deque[float] = deque(maxlen=4)  # server_time of recent heartbeats
         self.limiter = protocol.RateLimiter()
         self.clock = protocol.ClockEstimator()
         try:
             self.room = await Room.join(self.match_id, self)
-        except RuntimeError as exc:
-            log.error("%s", exc)
+            await self._send_snapshot()
+        except Exception:
+            log.exception("connect: match %s's event stream or database is unavailable", self.match_id)
+            await self._leave_room()
+            await self._refuse_unavailable()
+            return
+        self._heartbeat = asyncio.create_task(self._beat())
+
+    async def _refuse_unavailable(self) -> None:
+        """Answer a connection the server cannot serve now: an error frame, then close 1011
+        (the client retries), never a failed handshake."""
+        with contextlib.suppress(Exception):
+            if not self._accepted:
+                self._accepted = True
+                await self.accept()
             await self._error("unavailable", "the match's event stream is unavailable; try again shortly")
             await self.close(code=1011)
-            return
-        await self._send_snapshot()
 
     async def disconnect(self, code: int) -> None:
-        if self.room is not None:
-            await self.room.leave(self)
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        await self._leave_room()
 
+    async def _leave_room(self) -> None:
+        room, self.room = self.room, None
+        if room is not None:
+            try:
+                await room.leave(self)
+            except Exception:
+                log.exception("match %s: leaving the room failed", room.match_id)
+
+    # --- the room's side (buzzer.rooms.Member) --------------------------------------------------
     async def push(self, seq: int, text: str) -> None:
-        """Called by the room for each event this connection may see."""
+        """Called by the room, in order, for each event this connection may see."""
         if self._pending is not None:
             self._pending.append((seq, text))
         elif seq > self.last_seq:
-            self.last_seq = seq
             await self.send(text_data=text)
+            self.last_seq = max(self.last_seq, seq)
+
+    async def resync(self) -> None:
+        """Called by the room when events may have been missed (Redis was away)."""
+        await self._send_snapshot()
+
+    async def evict(self, code: int) -> None:
+        """Called by the room after dropping this connection (too slow, or failing)."""
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+        await self.close(code=code)
 
     async def _send_snapshot(self) -> None:
-        self._pending = []
-        snap = await database_sync_to_async(selectors.snapshot)(self.match_id, self.role, self.player)
-        await self.send(text_data=json.dumps(snap))
-        self.last_seq = snap["seq"]
-        pending, self._pending = self._pending, None
-        for seq, text in pending:
-            await self.push(seq, text)
+        async with self._snapshot_lock:
+            self._pending = []
+            try:
+                snap = await database_sync_to_async(selectors.snapshot)(self.match_id, self.role, self.player)
+                await self.send(text_data=json.dumps(snap))
+                self.last_seq = snap["seq"]
+            finally:
+                pending, self._pending = self._pending, None
+            for seq, text in pending:
+                await self.push(seq, text)
 
+    async def _beat(self) -> None:
+        """Heartbeats every HEARTBEAT_INTERVAL: they prove the server alive to the client,
+        tell it the last seq sent (a gap → resync) and measure the round trip (its ack)."""
+        while True:
+            now = time.time()
+            self._beats.append(now)
+            frame = json.dumps({"type": "heartbeat", "server_time": now, "seq": self.last_seq})
+            try:
+                async with asyncio.timeout(SEND_TIMEOUT):
+                    await self.send(text_data=frame)
+            except Exception:  # a stuck or closed socket: close it, its disconnect leaves the room
+                log.info("match %s: heartbeat not sent; closing the connection", self.match_id)
+                with contextlib.suppress(Exception):
+                    async with asyncio.timeout(SEND_TIMEOUT):
+                        await self.close(code=SLOW_CONSUMER)
+                return
+            await asyncio.sleep(protocol.HEARTBEAT_INTERVAL)
+
+    # --- client frames ----------------------------------------------------------------------------
     async def _error(self, code: str, message: str, ref: Any = None) -> None:
         await self.send(text_data=json.dumps({"type": "error", "code": code, "message": message, "ref": ref}))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Answer one client frame; never raises (an escaping exception would end the
+        connection's handler without leaving the room)."""
+        self._ref: Any = None
+        try:
+            await self._receive(text_data)
+        except Exception as exc:
+            outage = isinstance(exc, OUTAGES)
+            log.exception("match %s: unexpected fault on a %s frame", self.match_id, self.role)
+            with contextlib.suppress(Exception):
+                if outage:
+                    await self._error(
+                        "unavailable",
+                        "the server cannot reach its database or Redis; retry shortly",
+                        self._ref,
+                    )
+                else:
+                    await self._error("internal", "the server failed on this frame; it was logged", self._ref)
+
+    async def _receive(self, text_data: str | None) -> None:
         now = time.time()
+        if self.room is None:  # refused at connect, closing
+            await self._error("forbidden", "this connection is not in a match")
+            return
         if not self.limiter.allow(now):
-            log.warning("rate limited: match %s %s", self.match_id, self.audiences)
+            log.warning("rate limited: match %s %s", self.match_id, self.role)
             await self._error("rate_limited", "too many messages; slow down")
             return
         try:
@@ -101,8 +207,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
         except protocol.ProtocolError as exc:
             await self._error(exc.code, exc.message, exc.ref)
             return
-        ref = msg.get("ref")
+        ref = self._ref = msg.get("ref")
         kind = msg["type"]
+        if kind == "heartbeat_ack":
+            sent = msg["server_time"]
+            if sent in self._beats:  # only our own heartbeats: a forged echo measures nothing
+                self._beats.remove(sent)
+                self.clock.add_rtt(now - sent)
+            return
         if kind == "ping":
             self.clock.add(msg["client_time"], now)
             await self.send(
@@ -112,6 +224,13 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if kind == "resync":
             await self._send_snapshot()
             return
+        if (
+            kind in protocol.SEAT_LIMITED
+            and self.player is not None
+            and not self.seat_limiter.allow((self.match_id, self.player.id), now)
+        ):
+            await self._error("rate_limited", "too many buzzes or answers from this seat; slow down", ref)
+            return
         try:
             applied = await database_sync_to_async(self._apply)(msg, now)
         except game.RuleViolation as exc:
@@ -120,7 +239,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         except services.ServiceError as exc:
             await self._error(exc.code, exc.message, ref)
             return
-        await self.send(text_data=json.dumps({"type": "ack", "ref": ref, "seq": applied.seq}))
+        ack: dict[str, Any] = {"type": "ack", "ref": ref, "seq": applied.seq}
+        if getattr(applied, "duplicate", False):
+            ack["duplicate"] = True  # a repeated command id: applied once, earlier
+        await self.send(text_data=json.dumps(ack))
 
     def _apply(self, msg: dict[str, Any], now: float) -> services.Applied:
         kind = msg["type"]
@@ -133,6 +255,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 token_index=msg["token_index"],
                 client_time=msg.get("client_time"),
                 corrected_press_at=self.clock.to_server(msg.get("client_time"), now),
+                delay_bound=self.clock.delay_bound,
                 now=now,
             )
         if kind == "answer":
@@ -163,5 +286,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 role="player" if self.player is not None else "moderator",
             )
         return services.apply_command(
-            match_id=self.match_id, command=protocol.moderator_command(msg), actor="moderator", now=now
+            match_id=self.match_id,
+            command=protocol.moderator_command(msg),
+            actor="moderator",
+            now=now,
+            command_id=protocol.command_id(msg),
         )

@@ -3,6 +3,17 @@
 Any process with a room for the match may drive it, but only the holder of a Redis lease
 does, so words are revealed once however many processes serve the match; if that process
 dies, another takes over when the lease expires.
+
+The match clock stops while nobody drives it. The holder writes a heartbeat
+(``Match.driven_at``) every :data:`HEARTBEAT_S` while the match has a deadline; a driver that
+starts driving (fresh process, takeover after a crash, Redis back after an outage) first
+calls ``services.resume_after_gap``, which pauses the match at that heartbeat and resumes it
+now in one transaction. So a server killed during an answer window and restarted any time
+later leaves the buzzer the answer time it had (± one heartbeat), and no deadline that fell
+due while nobody drove fires.
+
+The driver never dies of an outage: while Redis cannot renew the lease it stops driving and
+retries every renewal interval; database errors are logged and retried.
 """
 
 from __future__ import annotations
@@ -23,6 +34,8 @@ from competition.models import Match
 log = logging.getLogger(__name__)
 
 LEASE_MS = 3000
+HEARTBEAT_S = 0.5
+RETRY_S = 0.5  # after a failed Tick, heartbeat or recovery
 # Take the lease if free, renew it if ours: one atomic step, so two processes never both
 # believe they hold it.
 _ACQUIRE_OR_RENEW = """
@@ -31,9 +44,6 @@ if not holder then redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1 e
 if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end
 return 0
 """
-# A deadline missed by more than this means nobody was driving: stop the clock instead of
-# replaying the gap (see Driver._stop_the_clock_while_away).
-CATCH_UP_LIMIT = 1.0
 PROCESS_ID = uuid.uuid4().hex
 
 
@@ -43,10 +53,12 @@ class Driver:
     def __init__(self, match_id: int):
         self.match_id = match_id
         self.deadline: float | None = None
+        self.holding = False  # True while this driver holds the lease and has taken the match over
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._redis: Any = None
         self._key = f"tossup:driver:{match_id}"
+        self._redis_down = False  # log an outage once, not every retry
         self.process_id = PROCESS_ID  # the lease owner's name (tests run two "processes" in one)
 
     def start(self) -> None:
@@ -61,6 +73,7 @@ class Driver:
             with contextlib.suppress(Exception):
                 if await self._redis.get(self._key) == self.process_id.encode():
                     await self._redis.delete(self._key)
+            with contextlib.suppress(Exception):
                 await self._redis.aclose()
 
     def wake(self, deadline: float | None) -> None:
@@ -71,62 +84,83 @@ class Driver:
         if self._redis is None:
             import redis.asyncio as aioredis
 
-            self._redis = aioredis.from_url(settings.REDIS_URL)
+            # Short timeouts: a hung Redis must not hold the driver past its lease.
+            self._redis = aioredis.from_url(
+                settings.REDIS_URL, socket_timeout=LEASE_MS / 3000, socket_connect_timeout=LEASE_MS / 3000
+            )
         return bool(await self._redis.eval(_ACQUIRE_OR_RENEW, 1, self._key, self.process_id, LEASE_MS))
 
+    async def _renew(self) -> bool:
+        """Whether we hold the lease now; False (logged once per outage) when Redis fails."""
+        try:
+            held = await self._hold_lease()
+        except Exception as exc:
+            if not self._redis_down:
+                log.warning("match %s: driver lease unavailable (%r); not driving until Redis answers",
+                            self.match_id, exc)  # fmt: skip
+            self._redis_down = True
+            return False
+        if self._redis_down:
+            log.warning("match %s: Redis answers again", self.match_id)
+            self._redis_down = False
+        return held
+
+    async def _take_over(self) -> None:
+        """Start driving: stop the clock for the time nobody drove, then read the deadline."""
+        applied = await database_sync_to_async(services.resume_after_gap)(match_id=self.match_id, since=None)
+        if applied.events:
+            log.warning("match %s: clock stopped for %.1fs nobody drove it",
+                        self.match_id, applied.events[-1]["data"].get("shift", 0.0))  # fmt: skip
+        self.deadline = applied.next_deadline
+
     async def _run(self) -> None:
-        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
-        renew_at = 0.0
-        holding = False
+        renew_at = beat_at = 0.0
         while True:
             now = time.time()
             if now >= renew_at:
-                was_holding = holding
-                try:
-                    holding = await self._hold_lease()
-                except Exception:  # Redis hiccup: try again shortly, never crash the room
-                    log.exception("driver lease for match %s", self.match_id)
-                    holding = False
                 renew_at = now + LEASE_MS / 3000
-                if holding and (not was_holding or self.deadline is None):
-                    # Another process may have driven until now: re-read the deadline.
-                    self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+                held = await self._renew()
+                if held and not self.holding:
+                    try:
+                        await self._take_over()
+                    except Exception:
+                        log.exception("match %s: taking over the reading failed; retrying", self.match_id)
+                        held = False
+                    beat_at = 0.0
+                elif held and self.deadline is None:
+                    # A broadcast we missed (another process applied Resume, Next…) must not
+                    # stall the reading: trust the database.
+                    with contextlib.suppress(Exception):
+                        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+                self.holding = held
+            if self.holding and self.deadline is not None and now >= beat_at:
+                beat_at = now + HEARTBEAT_S
+                try:
+                    await database_sync_to_async(_heartbeat)(self.match_id, now)
+                except Exception:
+                    log.exception("match %s: driver heartbeat failed", self.match_id)
             wait = renew_at - now
-            if holding and self.deadline is not None:
-                wait = min(wait, self.deadline - now)
+            if self.holding and self.deadline is not None:
+                wait = min(wait, beat_at - now, self.deadline - now)
             if wait > 0:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=wait)
                 continue
-            if holding and self.deadline is not None and time.time() >= self.deadline:
+            if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
-                    if time.time() - self.deadline > CATCH_UP_LIMIT:
-                        # Our copy may be stale (no broadcast reached us): trust the database.
-                        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
-                        if self.deadline is None:
-                            continue
-                        if time.time() - self.deadline > CATCH_UP_LIMIT:
-                            await self._stop_the_clock_while_away(self.deadline)
                     applied = await database_sync_to_async(services.apply_command)(
                         match_id=self.match_id, command=game.Tick(), actor="driver"
                     )
                     self.deadline = applied.next_deadline
                 except Exception:
-                    log.exception("tick failed for match %s", self.match_id)
-                    await asyncio.sleep(0.5)
+                    log.exception("match %s: tick failed", self.match_id)
+                    await asyncio.sleep(RETRY_S)
 
-    async def _stop_the_clock_while_away(self, since: float) -> None:
-        """Nobody drove the match since ``since`` (a server restart, every client gone):
-        pause it then and resume it now, so overdue words, answer windows and timers carry on
-        where they stopped instead of all firing at once. Logged as ``paused``/``resumed``
-        by the driver."""
-        apply = database_sync_to_async(services.apply_command)
-        try:
-            await apply(match_id=self.match_id, command=game.Pause(), actor="driver", now=since)
-            await apply(match_id=self.match_id, command=game.Resume(), actor="driver")
-        except game.RuleViolation as exc:  # e.g. the match ended meanwhile: just tick
-            log.info("match %s: no catch-up pause (%s)", self.match_id, exc.reason)
+
+def _heartbeat(match_id: int, now: float) -> None:
+    # Only this column: the state is written under the row lock by the service alone.
+    Match.objects.filter(pk=match_id).update(driven_at=now)
 
 
 def _load_deadline(match_id: int) -> float | None:

@@ -7,6 +7,12 @@ channel-layer hop per recipient (`python -m buzzer.bench_fanout`: 4× less CPU p
 per-consumer group_send at 200 clients, 9–13× at 1,000).
 
 Each room starts the match's reading driver (buzzer/driver.py).
+
+No member can silence the room: each has its own bounded queue drained by its own task, each
+send under a timeout, and a member that overflows, times out or fails is dropped on its own.
+The subscription is supervised: a failure is logged and the room re-subscribes with backoff;
+a probe round trip through Redis proves the subscription live, and after an outage (or a
+gap in the event seqs it relays) the room tells every member to resync (fresh snapshot).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
+import uuid
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
@@ -25,7 +33,15 @@ from competition import services
 
 log = logging.getLogger(__name__)
 
-JOIN_TIMEOUT = 10.0
+JOIN_TIMEOUT = 10.0  # seconds a connection waits for the room's first subscription
+QUEUE_SIZE = 256  # frames waiting for one member before it is dropped as too slow
+SEND_TIMEOUT = 5.0  # seconds one frame may take to a member
+RESYNC_TIMEOUT = 30.0  # seconds a resync (a database read, then the snapshot) may take
+CLOSE_TIMEOUT = 2.0  # seconds to close a dropped member's socket
+PROBE_INTERVAL = 2.0  # seconds between round trips through Redis proving the subscription live
+PROBE_TIMEOUT = 3.0  # a probe not back within this means the subscription is broken
+BACKOFF = (0.25, 5.0)  # re-subscription backoff: first and largest wait, seconds
+SLOW_CONSUMER = 4408  # close code for a member dropped for being too slow
 
 
 def group_name(match_id: int) -> str:
@@ -43,25 +59,80 @@ services.add_publisher(publish)
 
 
 class Member(Protocol):
+    """A local connection as the room sees it. ``push`` sends one event frame; ``resync``
+    sends a fresh snapshot (events may have been missed); ``evict`` closes the socket of a
+    member the room dropped (websocket close ``code``)."""
+
     audiences: frozenset[str]
 
     async def push(self, seq: int, text: str) -> None: ...
 
+    async def resync(self) -> None: ...
+
+    async def evict(self, code: int) -> None: ...
+
+
+_RESYNC = object()  # a queue item: send the member a snapshot
+
+
+class _Outlet:
+    """One member's bounded queue and the task that drains it, in order."""
+
+    def __init__(self, room: Room, member: Member):
+        self.room, self.member = room, member
+        self.queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue(maxsize=QUEUE_SIZE)
+        self.task = asyncio.create_task(self._drain())
+
+    def offer(self, seq: int, item: Any) -> bool:
+        """Queue a frame (or ``_RESYNC``) without waiting; False when the member is full."""
+        try:
+            self.queue.put_nowait((seq, item))
+        except asyncio.QueueFull:
+            return False
+        return True
+
+    async def _drain(self) -> None:
+        member = self.member
+        while True:
+            seq, item = await self.queue.get()
+            try:
+                async with asyncio.timeout(RESYNC_TIMEOUT if item is _RESYNC else SEND_TIMEOUT):
+                    if item is _RESYNC:
+                        await member.resync()
+                    else:
+                        await member.push(seq, item)
+            except TimeoutError:
+                self.room.drop(member, SLOW_CONSUMER, "a send timed out")
+                return
+            except Exception as exc:  # any member fault ends that member only
+                self.room.drop(member, 1011, f"send failed: {exc!r}")
+                return
+
 
 class Room:
-    """The local members of one match in this process, one subscription, one driver."""
+    """The local members of one match in this process, one subscription, one driver.
+
+    ``resubscriptions`` counts recoveries of the subscription; ``resyncs`` the times every
+    member was told to resync; ``dropped`` the members removed for failing."""
 
     rooms: dict[int, Room] = {}
 
     def __init__(self, match_id: int):
         self.match_id = match_id
         self.members: set[Member] = set()
+        self._outlets: dict[Member, _Outlet] = {}
         self._ready = asyncio.Event()
-        self._listener = asyncio.create_task(self._listen())
+        self._tasks: set[asyncio.Task] = set()  # evictions in flight (strong references)
+        self.last_seq: int | None = None  # highest event seq relayed
+        self.resubscriptions = self.resyncs = self.dropped = 0
+        self._backoff = BACKOFF[0]
         self.driver = Driver(match_id)
+        self._listener = asyncio.create_task(self._listen())
 
     @classmethod
     async def join(cls, match_id: int, member: Member) -> Room:
+        """Add ``member`` to the match's room (created on first use) once it is subscribed.
+        Raises RuntimeError when the subscription is not live within JOIN_TIMEOUT (Redis down)."""
         room = cls.rooms.get(match_id)
         if room is None:
             room = cls.rooms[match_id] = Room(match_id)
@@ -76,30 +147,153 @@ class Room:
         return room
 
     async def leave(self, member: Member) -> None:
+        """Remove ``member`` (idempotent); the last one out closes the room."""
         self.members.discard(member)
+        outlet = self._outlets.pop(member, None)
+        if outlet is not None and outlet.task is not asyncio.current_task():
+            outlet.task.cancel()
         if not self.members and Room.rooms.get(self.match_id) is self:
             del Room.rooms[self.match_id]
             self._listener.cancel()
+            for other in self._outlets.values():
+                other.task.cancel()
+            self._outlets.clear()
             await self.driver.stop()
 
-    async def _listen(self) -> None:
-        layer = get_channel_layer()
-        channel = await layer.new_channel()
-        await layer.group_add(group_name(self.match_id), channel)
-        self._ready.set()
-        self.driver.start()
-        try:
-            while True:
-                message = await layer.receive(channel)
-                await self._dispatch(message)
-        finally:
-            with contextlib.suppress(Exception):
-                await layer.group_discard(group_name(self.match_id), channel)
+    def drop(self, member: Member, code: int, reason: str) -> None:
+        """Remove a failing member at once and close its socket in the background."""
+        if member not in self.members:
+            return
+        self.dropped += 1
+        log.warning("match %s: dropping a member (%s; close %s)", self.match_id, reason, code)
+        task = asyncio.create_task(self._evict(member, code))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
-    async def _dispatch(self, message: dict[str, Any]) -> None:
-        for ev in message["events"]:
+    async def _evict(self, member: Member, code: int) -> None:
+        await self.leave(member)
+        evict = getattr(member, "evict", None)
+        if evict is not None:
+            with contextlib.suppress(Exception, TimeoutError):
+                async with asyncio.timeout(CLOSE_TIMEOUT):
+                    await evict(code)
+
+    def _outlet(self, member: Member) -> _Outlet:
+        outlet = self._outlets.get(member)
+        if outlet is None:
+            outlet = self._outlets[member] = _Outlet(self, member)
+        return outlet
+
+    def resync_all(self) -> None:
+        """Tell every member to fetch a fresh snapshot (after events may have been missed)."""
+        self.resyncs += 1
+        for member in list(self.members):
+            if getattr(member, "resync", None) is not None and not self._outlet(member).offer(-1, _RESYNC):
+                self.drop(member, SLOW_CONSUMER, "send queue full")
+
+    async def _listen(self) -> None:
+        """Supervise the subscription: (re)subscribe, relay, and on any failure log it and
+        try again with backoff; a recovery makes every member resync."""
+        while True:
+            try:
+                await self._subscribe_and_relay()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # logged; the room lives on
+                log.warning(
+                    "match %s: room subscription failed (%r); retrying in %.2g s",
+                    self.match_id,
+                    exc,
+                    self._backoff,
+                )
+            await asyncio.sleep(self._backoff)
+            self._backoff = min(self._backoff * 2, BACKOFF[1])
+
+    async def _subscribe_and_relay(self) -> None:
+        layer = get_channel_layer()
+        group = group_name(self.match_id)
+        channel = await layer.new_channel()
+        receiving: asyncio.Task | None = None
+        try:
+            await layer.group_add(group, channel)
+            receiving = asyncio.create_task(layer.receive(channel))
+            probe = uuid.uuid4().hex
+            await layer.group_send(group, {"type": "room.probe", "probe": probe})
+            # Live only once our own probe came back through Redis.
+            receiving = await self._await_probe(layer, channel, receiving, probe)
+            self._backoff = BACKOFF[0]
+            if not self._ready.is_set():
+                self._ready.set()
+                self.driver.start()
+            else:
+                self.resubscriptions += 1
+                log.warning("match %s: room re-subscribed; members resync", self.match_id)
+                self.resync_all()
+            await self._relay(layer, group, channel, receiving)
+        finally:
+            if receiving is not None:
+                receiving.cancel()
+            with contextlib.suppress(Exception, TimeoutError):
+                async with asyncio.timeout(1.0):
+                    await layer.group_discard(group, channel)
+
+    async def _await_probe(
+        self, layer: Any, channel: str, receiving: asyncio.Task, probe: str
+    ) -> asyncio.Task:
+        """Relay messages until ``probe`` returns; raise TimeoutError after PROBE_TIMEOUT."""
+        deadline = time.monotonic() + PROBE_TIMEOUT
+        while True:
+            done, _ = await asyncio.wait({receiving}, timeout=max(0.0, deadline - time.monotonic()))
+            if not done:
+                raise TimeoutError(f"probe not echoed within {PROBE_TIMEOUT:g} s")
+            message = receiving.result()
+            receiving = asyncio.create_task(layer.receive(channel))
+            if message.get("type") == "room.probe":
+                if message.get("probe") == probe:
+                    return receiving
+            else:
+                self._dispatch(message)
+
+    async def _relay(self, layer: Any, group: str, channel: str, receiving: asyncio.Task) -> None:
+        """Relay events until the subscription breaks (a probe not echoed in time, or the
+        layer raising)."""
+        while True:
+            done, _ = await asyncio.wait({receiving}, timeout=PROBE_INTERVAL)
+            if not done:
+                probe = uuid.uuid4().hex
+                async with asyncio.timeout(PROBE_TIMEOUT):
+                    await layer.group_send(group, {"type": "room.probe", "probe": probe})
+                receiving = await self._await_probe(layer, channel, receiving, probe)
+                continue
+            message = receiving.result()
+            receiving = asyncio.create_task(layer.receive(channel))
+            if message.get("type") != "room.probe":
+                self._dispatch(message)
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        """Queue each event for the members allowed to see it (serialised once). Never waits
+        on a member. A gap in the seqs (a publication lost while Redis was away, or two
+        publications crossing) makes every member resync."""
+        try:
+            events = message["events"]
+            first = events[0]["seq"] if events else None
+        except (KeyError, IndexError, TypeError):
+            log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
+            return
+        if first is not None and self.last_seq is not None and first != self.last_seq + 1:
+            log.warning(
+                "match %s: seq gap (%s after %s); members resync", self.match_id, first, self.last_seq
+            )
+            gap = True
+        else:
+            gap = False
+        for ev in events:
             text = json.dumps({"type": "event", "seq": ev["seq"], "event": ev["event"], "data": ev["data"]})
             for member in list(self.members):
-                if ev["audience"] in member.audiences:
-                    await member.push(ev["seq"], text)
+                if ev["audience"] in member.audiences and not self._outlet(member).offer(ev["seq"], text):
+                    self.drop(member, SLOW_CONSUMER, "send queue full")
+        if events:
+            self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
+        if gap:
+            self.resync_all()
         self.driver.wake(message.get("next_deadline"))

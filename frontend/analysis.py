@@ -1,6 +1,10 @@
 """Read models for the analyst pages: leaderboard, per-question ADVSCORE table, the paper's
 Figure-2 plot data and per-subject pages of a :class:`irt.models.Fit` (Sung et al. 2025; docs in
-ADVSCORE.md). Exports live in ``irt.exports``, aggregates in ``irt.selectors``."""
+ADVSCORE.md). Exports live in ``irt.exports``, aggregates in ``irt.selectors``.
+
+Answer lines of tossups scheduled in a match that has not ended are left out (``answer`` "",
+``answer_hidden`` True) unless the builder is called with ``reveal_answers=True``, which the views
+pass only for a logged-in organiser or analyst."""
 
 from __future__ import annotations
 
@@ -70,11 +74,26 @@ def _buzz_positions() -> dict[tuple[int, str], dict[str, float]]:
     return out
 
 
-def item_rows(fit: Fit) -> list[dict[str, Any]]:
+def _answer(tossup: Any, hidden: set[int]) -> tuple[str, bool]:
+    """``(answer line or "", hidden?)`` of a tossup (None: an imported item without one)."""
+    if tossup is None:
+        return "", False
+    if tossup.id in hidden:
+        return "", True
+    return tossup.answer_line, False
+
+
+def _hidden(reveal_answers: bool) -> set[int]:
+    return set() if reveal_answers else selectors.unended_match_tossups()
+
+
+def item_rows(fit: Fit, reveal_answers: bool = False) -> list[dict[str, Any]]:
     """One row per item: tossup number/answer, μ, δ, κ, ADVSCORE, θ, γ, flag count and the mean
-    human vs bot buzz position (``None`` where there is nothing to show)."""
+    human vs bot buzz position (``None`` where there is nothing to show). ``answer`` is "" with
+    ``answer_hidden`` True for a tossup of a match not yet ended, unless ``reveal_answers``."""
     items = list(ItemScore.objects.filter(fit=fit).select_related("tossup", "tossup__packet"))
     tossup_ids = [i.tossup_id for i in items if i.tossup_id is not None]
+    hidden = _hidden(reveal_answers) if tossup_ids else set()
     flags = dict(
         Flag.objects.filter(tossup_id__in=tossup_ids)
         .values("tossup_id")
@@ -85,13 +104,15 @@ def item_rows(fit: Fit) -> list[dict[str, Any]]:
     rows = []
     for i in items:
         t = i.tossup
+        answer, answer_hidden = _answer(t, hidden)
         rows.append(
             {
                 "item": i.item,
                 "tossup_id": i.tossup_id,
                 "number": t.number if t else None,
                 "packet": str(t.packet) if t else "",
-                "answer": t.answer_line if t else "",
+                "answer": answer,
+                "answer_hidden": answer_hidden,
                 "mu": _finite(i.mu),
                 "delta": _finite(i.delta),
                 "kappa": _finite(i.kappa),
@@ -167,11 +188,12 @@ def figure2(fit: Fit) -> dict[str, Any] | None:
     }
 
 
-def fit_context(fit: Fit, include_flagged: bool = False) -> dict[str, Any]:
+def fit_context(fit: Fit, include_flagged: bool = False, reveal_answers: bool = False) -> dict[str, Any]:
     """Everything the analysis template needs for one fit; aggregates leave flagged tossups out
-    unless ``include_flagged``."""
+    unless ``include_flagged``; answer lines of tossups in unended matches only with
+    ``reveal_answers`` (a logged-in organiser or analyst)."""
     skills = leaderboard(fit)
-    items = item_rows(fit)
+    items = item_rows(fit, reveal_answers)
     plots = plot_data(fit, skills, items)
     plots["figure2"] = figure2(fit)
     # Aggregates over the flags as they are now, like the writer and packet tables below.
@@ -191,20 +213,22 @@ def fit_context(fit: Fit, include_flagged: bool = False) -> dict[str, Any]:
     }
 
 
-def subject_context(fit: Fit, subject: str) -> dict[str, Any] | None:
+def subject_context(fit: Fit, subject: str, reveal_answers: bool = False) -> dict[str, Any] | None:
     """A subject's page: its fitted skill with the 95 % interval, rank within its kind, and its
     responses in the fit's scope with each item's parameters and the buzz position. None when the
-    fit has no such subject."""
+    fit has no such subject. Answer lines of tossups in unended matches only with ``reveal_answers``."""
     row = next((s for s in selectors.subject_leaderboard(fit) if s["subject"] == subject), None)
     if row is None:
         return None
     ranked = selectors.subject_leaderboard(fit, row["kind"])
     rank = next(s["rank"] for s in ranked if s["subject"] == subject)
     params = {i.item: i for i in ItemScore.objects.filter(fit=fit).select_related("tossup")}
+    hidden = _hidden(reveal_answers)
     responses = []
     for r in scope_responses(fit.dataset).filter(subject=subject).order_by("item", "source"):
         item = params.get(r.item)
         tossup = item.tossup if item else None
+        answer, answer_hidden = _answer(tossup, hidden)
         responses.append(
             {
                 "item": r.item,
@@ -212,7 +236,8 @@ def subject_context(fit: Fit, subject: str) -> dict[str, Any] | None:
                 "correct": r.correct,
                 "position": r.position,
                 "number": tossup.number if tossup else None,
-                "answer": tossup.answer_line if tossup else "",
+                "answer": answer,
+                "answer_hidden": answer_hidden,
                 "difficulty": item.difficulty if item else None,
                 "advscore": _finite(item.advscore) if item else None,
                 "p_correct": None

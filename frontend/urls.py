@@ -1,5 +1,3 @@
-from django.conf import settings
-from django.contrib.staticfiles.views import serve as serve_static
 from django.urls import path, re_path
 
 from frontend import views
@@ -19,6 +17,8 @@ urlpatterns = [
     ),
     path("api/match/<str:code>", views.api_match, name="api_match"),
     path("api/join", views.api_join, name="api_join"),
+    path("api/match/<str:code>/players", views.api_roster, name="api_roster"),
+    path("api/match/<str:code>/players/<int:player_id>/reclaim", views.api_reclaim, name="api_reclaim"),
     re_path(r"^api/fits/(?P<fit_id>\d+)/export\.(?P<fmt>json|csv)$", views.api_fit_export, name="fit_export"),
     re_path(
         r"^api/fits/(?P<fit_id>\d+)/(?P<table>subjects|items|matrix)\.csv$",
@@ -26,9 +26,5 @@ urlpatterns = [
         name="fit_table",
     ),
     path("vendor/plotly.min.js", views.plotly_js, name="plotly_js"),
-    # uvicorn serves no static files by itself: the demo on a LAN has no proxy in front, so the
-    # app finders serve them (a production proxy serves collectstatic's STATIC_ROOT instead).
-    re_path(
-        rf"^{settings.STATIC_URL.strip('/')}/(?P<path>.*)$", serve_static, {"insecure": True}, name="static"
-    ),
+    # /static/ is served by servestatic's middleware (config/settings.py).
 ]

@@ -7,11 +7,14 @@ websocket (docs/PROTOCOL.md). Every ``/api/`` error has one shape: ``{"code", "m
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 from pathlib import Path
 
 import plotly
 from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import (
     FileResponse,
     Http404,
@@ -20,9 +23,11 @@ from django.http import (
     HttpResponseForbidden,
     JsonResponse,
 )
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.csrf import csrf_exempt
+from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_ratelimit.core import is_ratelimited
 
 from competition import services
 from competition.models import Match, Player, Team
@@ -30,6 +35,8 @@ from frontend import analysis
 from frontend.forms import MatchCreateForm
 from irt import exports
 from irt.models import Fit
+
+log = logging.getLogger(__name__)
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 SESSION_TOKENS = "moderator_tokens"  # session key: {join_code: moderator token}
@@ -45,14 +52,22 @@ def api_error(code: str, message: str, status: int = 400) -> JsonResponse:
     return JsonResponse({"code": code, "message": message}, status=status)
 
 
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """``CSRF_FAILURE_VIEW``: the API's JSON error shape under /api/, Django's page elsewhere."""
+    if request.path.startswith("/api/"):
+        return api_error("csrf", f"CSRF check failed ({reason}): reload the page and try again", 403)
+    return django_csrf_failure(request, reason)
+
+
 def home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/home.html")
 
 
+@login_required
 @require_http_methods(["GET", "POST"])
 def moderator(request: HttpRequest) -> HttpResponse:
     """The "new match" form (CSRF-protected: the moderator token lands in the session) and
-    the list of matches."""
+    the list of matches; organisers only (login)."""
     form = MatchCreateForm(request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         tossup_ids, bonus_ids = form.question_ids()
@@ -86,12 +101,29 @@ def _remember_token(request: HttpRequest, match: Match) -> None:
     request.session[SESSION_TOKENS] = tokens
 
 
+def _token_matches(token: str, match: Match) -> bool:
+    return bool(token) and secrets.compare_digest(token.encode(), match.moderator_token.encode())
+
+
+def moderates(request: HttpRequest, match: Match, token: str = "") -> bool:
+    """May this request moderate ``match``? A logged-in organiser, the match's moderator
+    ``token`` (a shared dashboard link), or a session that opened such a link before."""
+    if request.user.is_authenticated:
+        return True
+    remembered = request.session.get(SESSION_TOKENS, {}).get(match.join_code, "")
+    return _token_matches(token, match) or _token_matches(remembered, match)
+
+
 def dashboard(request: HttpRequest, code: str) -> HttpResponse:
-    """The moderator dashboard; needs the match's moderator token (session or ``?token=``)."""
+    """The moderator dashboard: for organisers (login) or with the match's moderator token
+    (``?token=``, remembered in the session, for sharing a dashboard without an account).
+    A wrong token is 403; no token and no login goes to the login page."""
     match = get_object_or_404(Match, join_code=code.upper())
-    token = request.GET.get("token") or request.session.get(SESSION_TOKENS, {}).get(match.join_code, "")
-    if not token or not secrets.compare_digest(token, match.moderator_token):
-        return HttpResponseForbidden("This dashboard needs the match's moderator token.")
+    token = request.GET.get("token", "")
+    if token and not _token_matches(token, match):
+        return HttpResponseForbidden("That is not this match's moderator token.")
+    if not moderates(request, match, token):
+        return redirect_to_login(request.get_full_path())
     _remember_token(request, match)
     host = request.get_host()
     train = Path(settings.SHARED_DATA_DIR) / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
@@ -116,19 +148,28 @@ def dashboard(request: HttpRequest, code: str) -> HttpResponse:
             "bots": bots,
             "player_url": player_url,
             "watch_url": request.build_absolute_uri(f"/watch/{match.join_code}/"),
-            "page": {"code": match.join_code, "token": match.moderator_token, "role": "moderate"},
+            "share_url": request.build_absolute_uri(
+                f"/moderator/{match.join_code}/?token={match.moderator_token}"
+            ),
+            "page": {
+                "code": match.join_code,
+                "token": match.moderator_token,
+                "role": "moderate",
+                "csrf": get_token(request),
+            },
             "flag_problems": FLAG_PROBLEMS,
         },
     )
 
 
 def play(request: HttpRequest) -> HttpResponse:
-    """The player tablet. Carries no question data: everything arrives over the socket."""
+    """The player tablet. Carries no question data: everything arrives over the socket. Sets
+    the CSRF cookie that /api/join needs (its token travels in the page data)."""
     return render(
         request,
         "frontend/play.html",
         {
-            "page": {"code": request.GET.get("code", "").upper(), "role": "play"},
+            "page": {"code": request.GET.get("code", "").upper(), "role": "play", "csrf": get_token(request)},
             "flag_problems": FLAG_PROBLEMS,
         },
     )
@@ -144,19 +185,26 @@ def watch(request: HttpRequest, code: str) -> HttpResponse:
 def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpResponse:
     """Leaderboards, ADVSCORE_D with its adversary sensitivity, the Figure-2 plots and the
     per-question table of a fit (default: the latest finished fit of the live event); an empty
-    state when there is none. ``?flagged=1`` includes flagged tossups in the aggregates."""
+    state when there is none. ``?flagged=1`` includes flagged tossups in the aggregates. Answer
+    lines of tossups in matches not yet ended are shown to logged-in users only."""
     fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
     include_flagged = request.GET.get("flagged") == "1"
-    context = analysis.fit_context(fit, include_flagged) if fit is not None else {"fit": None}
+    reveal = request.user.is_authenticated
+    context = (
+        analysis.fit_context(fit, include_flagged, reveal_answers=reveal)
+        if fit is not None
+        else {"fit": None}
+    )
     context["fits"] = Fit.objects.order_by("-created_at")[:20]
     return render(request, "frontend/analysis.html", context)
 
 
 def analysis_subject(request: HttpRequest, fit_id: int, subject: str) -> HttpResponse:
     """One subject of a fit (``human:<name>``, ``team:<name>``, ``bot:<name>``): skill ± 95 %
-    interval, rank, and its responses with buzz positions. 404 for an unknown fit or subject."""
+    interval, rank, and its responses with buzz positions (answer lines of tossups in unended
+    matches for logged-in users only). 404 for an unknown fit or subject."""
     fit = get_object_or_404(Fit, pk=fit_id)
-    context = analysis.subject_context(fit, subject)
+    context = analysis.subject_context(fit, subject, reveal_answers=request.user.is_authenticated)
     if context is None:
         raise Http404(f"no subject {subject!r} in fit {fit_id}")
     return render(request, "frontend/analysis_subject.html", context)
@@ -175,26 +223,53 @@ def api_match(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"name": match.name, "status": match.status, "teams": teams})
 
 
-# Exempt from CSRF: tablets on a LAN post JSON without a session; the call grants nothing a
-# cookie could be abused for (it seats a named player in a lobby and returns that seat's token).
-@csrf_exempt
+def _join_rate_limited(request: HttpRequest) -> bool:
+    """Count this /api/join attempt against the client IP's budget (``JOIN_RATE_LIMIT``).
+    Every attempt counts, failed ones too: that is what bounds guessing reclaim codes. When
+    the shared cache (Redis) is unreachable the join is let through, and logged."""
+    try:
+        return is_ratelimited(
+            request, group="api_join", key="ip", rate=settings.JOIN_RATE_LIMIT, method="POST", increment=True
+        )
+    except Exception:  # the cache backend's connection errors vary by client library
+        log.warning(
+            "join rate limit unavailable (cache unreachable); letting the join through", exc_info=True
+        )
+        return False
+
+
 @require_POST
 def api_join(request: HttpRequest) -> JsonResponse:
-    """``{code, name, team}`` → ``{player_id, token, team_id, code}``; errors 400 ``{code, message}``."""
+    """``{code, name, team, secret?}`` → ``{player_id, token, team_id, code}``.
+
+    A new name is seated in the lobby. An existing name gets its seat back only with
+    ``secret``: the seat's token (the tablet keeps it) or a reclaim code from the moderator
+    (then the seat gets a new token). CSRF-protected (the play page sets the cookie and sends
+    ``X-CSRFToken``). Errors ``{code, message}``: 400 ``malformed``/``invalid``/``not_found``/
+    ``closed``, 409 ``seat_taken``, 429 ``rate_limited`` (per client IP), 403 ``csrf``."""
+    if _join_rate_limited(request):
+        response = api_error("rate_limited", "too many join attempts from this address: wait a minute", 429)
+        response["Retry-After"] = "60"
+        return response
     try:
         body = json.loads(request.body or b"")
     except (json.JSONDecodeError, UnicodeDecodeError):
         return api_error("malformed", "body must be a JSON object")
     if not isinstance(body, dict):
         return api_error("malformed", "body must be a JSON object")
-    fields = {k: body.get(k) for k in ("code", "name", "team")}
-    missing = [k for k, v in fields.items() if not isinstance(v, str) or not v.strip()]
+    missing = [k for k in ("code", "name", "team") if not isinstance(body.get(k), str) or not body[k].strip()]
     if missing:
         return api_error("invalid", f"missing or empty: {', '.join(missing)}")
+    fields: dict[str, str] = {k: body[k] for k in ("code", "name", "team")}
+    secret = body.get("secret", "")
+    if not isinstance(secret, str) or len(secret) > 200:
+        return api_error("invalid", "secret must be a string (the seat's token or a reclaim code)")
     try:
-        player = services.join_match(code=fields["code"], name=fields["name"], team=fields["team"])
+        player = services.join_match(
+            code=fields["code"], name=fields["name"], team=fields["team"], secret=secret.strip()
+        )
     except services.ServiceError as exc:
-        return api_error(exc.code, exc.message)
+        return api_error(exc.code, exc.message, status=409 if exc.code == "seat_taken" else 400)
     return JsonResponse(
         {
             "player_id": player.id,
@@ -203,6 +278,54 @@ def api_join(request: HttpRequest) -> JsonResponse:
             "code": player.match.join_code,
         }
     )
+
+
+def _moderated_match(request: HttpRequest, code: str) -> Match | JsonResponse:
+    """The match if this request may moderate it (login, ``X-Moderator-Token`` header or the
+    session's remembered token), else the API error to return."""
+    match = Match.objects.filter(join_code=code.strip().upper()).first()
+    if match is None:
+        return api_error("not_found", "no match with that join code", status=404)
+    if not moderates(request, match, request.headers.get("X-Moderator-Token", "")):
+        return api_error("forbidden", "needs an organiser login or the match's moderator token", status=403)
+    return match
+
+
+@require_GET
+def api_roster(request: HttpRequest, code: str) -> JsonResponse:
+    """The match's seats for the moderator: ``{players: [{player_id, name, team, team_id,
+    kind, reclaim_pending}]}`` in seat order. 403 ``forbidden`` without moderator rights."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    players = [
+        {
+            "player_id": p.id,
+            "name": p.name,
+            "team": p.team.name,
+            "team_id": p.team_id,
+            "kind": p.kind,
+            "reclaim_pending": bool(p.reclaim_code),
+        }
+        for p in match.players.select_related("team")
+    ]
+    return JsonResponse({"players": players})
+
+
+@require_POST
+def api_reclaim(request: HttpRequest, code: str, player_id: int) -> JsonResponse:
+    """Issue a one-time reclaim code for a human seat: ``{player_id, name, reclaim_code}``.
+    The moderator reads it to the player, who types it on the new tablet. Moderator rights
+    (login, ``X-Moderator-Token`` or the session's token) and CSRF; 404 for an unknown seat."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    try:
+        reclaim_code = services.issue_reclaim_code(match_id=match.id, player_id=player_id)
+    except services.ServiceError as exc:
+        return api_error(exc.code, exc.message, status=404 if exc.code == "not_found" else 400)
+    player = Player.objects.get(pk=player_id)
+    return JsonResponse({"player_id": player.id, "name": player.name, "reclaim_code": reclaim_code})
 
 
 FIT_TABLES = {

@@ -54,6 +54,12 @@ class Fit(models.Model):
     summary = models.JSONField(default=dict, help_text="mu, kappa, delta, advscore of the dataset")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True)
+    # Who runs a RUNNING fit and when it last said so: a fit whose heartbeat is stale was left
+    # by a dead worker and is run again (irt.pipeline.fit_scope).
+    worker = models.CharField(max_length=64, blank=True, help_text="claim token of the running fit")
+    heartbeat_at = models.FloatField(
+        null=True, blank=True, help_text="epoch s of the runner's last heartbeat"
+    )
 
     class Meta:
         unique_together = [("dataset", "snapshot_hash", "settings_hash")]

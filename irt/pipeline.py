@@ -19,14 +19,18 @@ own dataset name, one ``source`` per imported file.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
+import threading
 import time
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from sklearn.base import clone
 
@@ -36,6 +40,8 @@ from irt.importers import ImportedResponse
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 from irt.sensitivity import leave_one_bot_out
 from irt.twopl import TwoPL
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SETTINGS: dict[str, Any] = {
     "skill_prior": [0.0, 1.0],
@@ -176,7 +182,11 @@ def fit_scope(
     with the fraction done (0–1, also saved on ``Fit.progress``). Summary: μ_D, κ_D, δ_D,
     ADVSCORE_D without flagged tossups, ``with_flagged`` the same over all items, ``sensitivity``
     the leave-one-bot-out refits (``irt.sensitivity``). Raises ValueError when the scope has no
-    responses."""
+    responses.
+
+    Restartable and exactly-once: one row per inputs (unique key), claimed by one runner at a
+    time. A fit left ``running`` by a killed worker (no heartbeat for ``STALE_FIT_S``) is run
+    again by the next call; a call that finds another live runner on it waits for its result."""
     cfg = {**DEFAULT_SETTINGS, **(settings or {})}
     rows = list(
         scope_responses(scope)
@@ -188,44 +198,106 @@ def fit_scope(
     flagged = flagged_tossups({r[3] for r in rows if r[3] is not None})
     snapshot = _hash({"responses": rows, "flagged": sorted(flagged)})
     settings_hash = _hash({"settings": cfg, "seed": seed})
-    fit, created = Fit.objects.get_or_create(
-        dataset=scope,
-        snapshot_hash=snapshot,
-        settings_hash=settings_hash,
-        defaults={"settings": cfg, "seed": seed},
-    )
-    if not created and fit.status == Fit.Status.DONE:
-        return fit
+    claim = uuid.uuid4().hex
+    while True:
+        fit, claimed = _claim(scope, snapshot, settings_hash, cfg, seed, claim)
+        if fit.status == Fit.Status.DONE:
+            return fit
+        if claimed:
+            break
+        # Another worker is fitting these very inputs (a redelivered task): wait for it, or
+        # take over once its heartbeat goes stale.
+        time.sleep(FIT_HEARTBEAT_S)
     started = time.perf_counter()
-    Fit.objects.filter(pk=fit.pk).update(status=Fit.Status.RUNNING, progress=0.0, error="")
 
     def report(fraction: float) -> None:
-        Fit.objects.filter(pk=fit.pk).update(progress=fraction)
+        Fit.objects.filter(pk=fit.pk, worker=claim).update(progress=fraction, heartbeat_at=time.time())
         if progress:
             progress(fraction)
 
     try:
-        _fit_into(fit, rows, flagged, cfg, seed, report)
+        with _heartbeat(fit.pk, claim):
+            stored = _fit_into(fit, claim, rows, flagged, cfg, seed, report, started)
     except Exception as exc:
-        Fit.objects.filter(pk=fit.pk).update(status=Fit.Status.FAILED, error=repr(exc)[:2000])
+        Fit.objects.filter(pk=fit.pk, worker=claim).update(status=Fit.Status.FAILED, error=repr(exc)[:2000])
         raise
-    fit.duration_s = time.perf_counter() - started
-    fit.status = Fit.Status.DONE
-    fit.progress = 1.0
-    fit.finished_at = timezone.now()
-    fit.save()
-    report(1.0)
+    if stored:
+        report(1.0)
+    fit.refresh_from_db()
     return fit
+
+
+# A RUNNING fit's runner refreshes ``Fit.heartbeat_at`` this often; one silent for
+# STALE_FIT_S (its worker was killed) is run again by the next task that needs it.
+FIT_HEARTBEAT_S = 2.0
+STALE_FIT_S = 30.0
+
+
+def _claim(
+    scope: str, snapshot: str, settings_hash: str, cfg: dict[str, Any], seed: int, claim: str
+) -> tuple[Fit, bool]:
+    """The fit row of these inputs, and whether ``claim`` now runs it: a new, failed or stale
+    running row is claimed; a done row, or one whose runner is alive, is not."""
+    with transaction.atomic():
+        fit, created = Fit.objects.select_for_update().get_or_create(
+            dataset=scope,
+            snapshot_hash=snapshot,
+            settings_hash=settings_hash,
+            defaults={"settings": cfg, "seed": seed, "worker": claim, "heartbeat_at": time.time()},
+        )
+        if created:
+            return fit, True
+        if fit.status == Fit.Status.DONE:
+            return fit, False
+        alive = fit.status == Fit.Status.RUNNING and time.time() - (fit.heartbeat_at or 0.0) < STALE_FIT_S
+        if alive and fit.worker != claim:
+            return fit, False
+        if fit.status == Fit.Status.RUNNING:
+            log.warning("fit %s (%s) was left running by a dead worker; running it again", fit.pk, scope)
+        fit.status, fit.progress, fit.error = Fit.Status.RUNNING, 0.0, ""
+        fit.worker, fit.heartbeat_at = claim, time.time()
+        fit.save(update_fields=["status", "progress", "error", "worker", "heartbeat_at"])
+        return fit, True
+
+
+@contextlib.contextmanager
+def _heartbeat(fit_id: int, claim: str) -> Iterator[None]:
+    """Refresh the running fit's heartbeat from a side thread while the numeric fit (which
+    reports progress only between its phases) runs."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(FIT_HEARTBEAT_S):
+                try:
+                    Fit.objects.filter(pk=fit_id, worker=claim).update(heartbeat_at=time.time())
+                except Exception:  # a busy database: the next beat will do
+                    log.warning("heartbeat of fit %s failed", fit_id, exc_info=True)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=beat, name=f"fit-{fit_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join(timeout=10)
 
 
 def _fit_into(
     fit: Fit,
+    claim: str,
     rows: list[tuple],
     flagged: set[int],
     cfg: dict[str, Any],
     seed: int,
     progress: Callable[[float], None],
-) -> None:
+    started: float,
+) -> bool:
+    """Fit, then store the result and mark the row done in one transaction, if ``claim``
+    still runs it; False when another runner took the fit over meanwhile (it stores the
+    same result: the fit is deterministic in its inputs)."""
     subjects = sorted({r[0] for r in rows})
     items = sorted({r[2] for r in rows})
     s_index = {s: i for i, s in enumerate(subjects)}
@@ -274,6 +346,8 @@ def _fit_into(
             )
     progress(0.9)
     with transaction.atomic():
+        if not Fit.objects.select_for_update().filter(pk=fit.pk, worker=claim).exists():
+            return False
         SubjectSkill.objects.filter(fit=fit).delete()
         ItemScore.objects.filter(fit=fit).delete()
         se = getattr(model, "skill_se_", None)
@@ -303,8 +377,17 @@ def _fit_into(
             )
             for j, it in enumerate(items)
         )
-        fit.n_responses, fit.n_subjects, fit.n_items = len(rows), len(subjects), len(items)
-        fit.summary = summary
+        Fit.objects.filter(pk=fit.pk).update(
+            n_responses=len(rows),
+            n_subjects=len(subjects),
+            n_items=len(items),
+            summary=summary,
+            status=Fit.Status.DONE,
+            progress=1.0,
+            duration_s=time.perf_counter() - started,
+            finished_at=timezone.now(),
+        )
+    return True
 
 
 def _sensitivity(

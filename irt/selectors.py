@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from competition.models import Match
 from irt.advscore import dataset_means
 from irt.models import Fit, ItemScore, SubjectSkill
 from irt.pipeline import flagged_tossups
@@ -23,6 +24,17 @@ Z95 = 1.96  # two-sided 95 % normal quantile for skill intervals
 
 def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
+
+
+def unended_match_tossups() -> set[int]:
+    """Ids of the tossups scheduled in any match that has not ended (lobby or running).
+
+    Their answer lines (and text) stay hidden from everyone but a logged-in organiser or analyst
+    until every such match ends: a player of that match could otherwise read them elsewhere."""
+    ids: set[int] = set()
+    for scheduled in Match.objects.exclude(status=Match.Status.ENDED).values_list("tossup_ids", flat=True):
+        ids.update(int(i) for i in scheduled or [])
+    return ids
 
 
 def subject_leaderboard(fit: Fit, kind: str | None = None) -> list[dict[str, Any]]:

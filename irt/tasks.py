@@ -1,4 +1,8 @@
-"""Celery tasks: thin wrappers that take ids, call the pipeline and report progress."""
+"""Celery tasks: thin wrappers that take ids, call the pipeline and report progress.
+
+Delivery is at least once (acks late; the Redis broker redelivers a task whose worker died
+after ``visibility_timeout``, config/settings.py), and the work is idempotent: fits are
+keyed by their inputs and claimed by one runner (``irt.pipeline.fit_scope``)."""
 
 from __future__ import annotations
 
@@ -7,19 +11,29 @@ from django.db import OperationalError
 
 from irt import pipeline
 
+# Retries wait at most this long: a countdown longer than the broker's visibility timeout
+# would be redelivered while it waits.
+RETRY_BACKOFF_MAX = 30
+
 
 @shared_task(
     bind=True,
     acks_late=True,
     autoretry_for=(OperationalError,),
     retry_backoff=True,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
     max_retries=5,
     time_limit=1800,
 )
 def fit_after_match(self, match_id: int) -> dict[str, int]:
     """On match end: store the match's responses, then fit that match alone and all live
-    matches together. Safe to run twice (responses replaced, fits keyed by their inputs)."""
-    pipeline.record_match_responses(match_id)
+    matches together, then mark the match's outbox row done. Safe to run twice (responses
+    replaced, fits keyed by their inputs)."""
+    from competition import services  # services imports this module
+
+    if not pipeline.record_match_responses(match_id):  # no tossup played: nothing to fit
+        services.mark_outbox_done(topic=services.FIT_AFTER_MATCH, match_id=match_id)
+        return {}
 
     def progress(scope: str, start: float):
         # the two fits share the task's 0–1 progress: the match fit the first half
@@ -33,10 +47,19 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     scope = f"match:{match_id}"
     match_fit = pipeline.fit_scope(scope, progress=progress(scope, 0.0))
     live_fit = pipeline.fit_scope("live", progress=progress("live", 0.5))
+    services.mark_outbox_done(topic=services.FIT_AFTER_MATCH, match_id=match_id)
     return {"match_fit": match_fit.id, "live_fit": live_fit.id}
 
 
-@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True, max_retries=5)
+@shared_task(
+    bind=True,
+    acks_late=True,
+    autoretry_for=(OperationalError,),
+    retry_backoff=True,
+    retry_backoff_max=RETRY_BACKOFF_MAX,
+    max_retries=5,
+    time_limit=1800,
+)
 def refit(self, scope: str = "live", seed: int = 0) -> int:
     """Refit a scope on demand; returns the Fit id. Reports ``{"fraction"}`` progress meta."""
 

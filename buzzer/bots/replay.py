@@ -182,9 +182,11 @@ class ReplayGuesser:
     """Guesser that replays recorded buzzes; satisfies ``client.Guesser`` and ``client.TossupAware``.
 
     buzzes: external id → RecordedBuzz (from :func:`load_buzz_file`). question_map: DB question id (as
-    string) → external id; without an entry the ``tossup_started`` event's ``external_id`` is used. On a
-    known tossup ``guess`` returns ``(recorded guess, 1.0)`` once at least ``token_index + 1`` tokens are
-    revealed and ``("", 0.0)`` before; unknown tossups never reach the threshold. Bonuses are passed.
+    string) → external id, given by whoever launches the bot from the database (``simulate_match``,
+    ``runbot --question-map``): the server never tells players or bots a question's source id. Without
+    an entry the log's question ids are taken to be the server's. On a known tossup ``guess`` returns
+    ``(recorded guess, 1.0)`` once at least ``token_index + 1`` tokens are revealed and ``("", 0.0)``
+    before; unknown tossups never reach the threshold. Bonuses are passed.
     """
 
     def __init__(self, buzzes: Mapping[str, RecordedBuzz], question_map: Mapping[str, str] | None = None):
@@ -194,8 +196,8 @@ class ReplayGuesser:
 
     def begin_tossup(self, data: dict[str, Any]) -> None:
         """Select the recording for the tossup announced by ``tossup_started`` (None if unknown)."""
-        external = self.question_map.get(str(data.get("question_id")), data.get("external_id"))
-        self.current = self.buzzes.get(str(external)) if external is not None else None
+        question_id = str(data.get("question_id"))
+        self.current = self.buzzes.get(self.question_map.get(question_id, question_id))
 
     def guess(self, text_so_far: str) -> tuple[str, float]:
         """``(recorded guess, 1.0)`` at or after the recorded token, else ``("", 0.0)``."""

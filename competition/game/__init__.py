@@ -1,6 +1,7 @@
 """Pure quizbowl match engine (no Django, no I/O, no clock): see docs/PROTOCOL.md "Engine contract"."""
 
 from .commands import (
+    MAX_DELAY_BOUND,
     Adjust,
     Answer,
     BonusAnswer,
@@ -28,6 +29,7 @@ from .state import BonusRun, MatchState, TossupRun, new_match
 from .view import view
 
 __all__ = [
+    "MAX_DELAY_BOUND",
     "Adjust",
     "Answer",
     "BonusAnswer",

@@ -42,17 +42,28 @@ class Tick:
     """Driver: apply every deadline due at ``now`` (see ``MatchState.next_deadline``)."""
 
 
+# Largest one-way delay (seconds) a connection may be credited with: the most a buzz's token
+# index and press time can be moved back from what the server had revealed at its arrival.
+MAX_DELAY_BOUND = 0.3
+
+
 @dataclass(frozen=True)
 class Buzz:
-    """A player's buzz. ``token_index``: last 0-based token the client had shown (clamped to
-    the revealed range); ``corrected_press_at``: press time on the server clock, corrected for
-    the measured clock offset (used to break token-index ties)."""
+    """A player's buzz. ``token_index``: the client's claim of the last 0-based token it had
+    shown; ``corrected_press_at``: its press time on the server clock, corrected for the measured
+    clock offset (used to break token-index ties); ``delay_bound``: the connection's measured
+    one-way delay bound in seconds (capped at ``MAX_DELAY_BOUND``).
+
+    The engine decides both (docs/PROTOCOL.md "The server decides the race"): the token index is
+    the claim clamped to [floor, revealed − 1], floor being the last token revealed at or before
+    ``now − delay_bound``; the press time is clamped to [now − delay_bound, now]."""
 
     player_id: int
     question_id: int
     token_index: int
     client_time: float | None = None
     corrected_press_at: float | None = None
+    delay_bound: float = 0.0
 
 
 @dataclass(frozen=True)

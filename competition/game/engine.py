@@ -14,11 +14,13 @@ ended tossup or bonus; ReplayTossup does (see ``_replay_tossup``). Bouncebacks
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from typing import Any
 
 from scoring.rules import bonus_points, tossup_points
 
 from .commands import (
+    MAX_DELAY_BOUND,
     OUTCOMES,
     VERDICTS,
     Adjust,
@@ -55,9 +57,13 @@ CANDIDATE_FIELDS = (
     "team_id",
     "kind",
     "token_index",
+    "claimed_token_index",
+    "floor_token_index",
+    "delay_bound",
     "received_at",
     "client_time",
     "corrected_press_at",
+    "claimed_press_at",
     "accepted_at",
 )
 
@@ -258,7 +264,7 @@ def _start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> Non
                 "question_id": spec.question_id,
                 "token_count": len(spec.tokens),
                 "category": spec.category,
-                "external_id": spec.external_id,
+                # No source id: it would let a player or bot look the answer up.
             },
         )
     )
@@ -336,19 +342,30 @@ def _buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         raise RuleViolation("team_already_buzzed")
     if st.phase not in LIVE_PHASES:
         raise RuleViolation("locked_out", "another buzz is being answered")
-    token_index = max(0, min(cmd.token_index, t.revealed - 1))
+    if not t.revealed_at:
+        raise RuleViolation("not_live", "no word has been read yet")
+    bound = _delay_bound(cmd.delay_bound)
+    if not isinstance(cmd.token_index, int) or isinstance(cmd.token_index, bool):
+        raise RuleViolation("bad_value", "token_index must be an integer")
+    token_index, floor = decide_token_index(t.revealed_at, cmd.token_index, now, bound)
     candidate: dict[str, Any] = {
         "player_id": player.player_id,
         "team_id": player.team_id,
         "kind": player.kind,
         "weight_class": player.weight_class,
         "token_index": token_index,
+        "claimed_token_index": cmd.token_index,
+        "floor_token_index": floor,
+        "delay_bound": bound,
         "received_at": now,
-        "client_time": cmd.client_time,
-        "corrected_press_at": cmd.corrected_press_at,
+        # Non-finite times are logged as None: the log is JSON (no NaN/Infinity in PostgreSQL).
+        "client_time": _finite_or_none(cmd.client_time),
+        "corrected_press_at": decide_press_at(cmd.corrected_press_at, now, bound),
+        "claimed_press_at": _finite_or_none(cmd.corrected_press_at),
         "accepted_at": None,
         "release_at": None,
     }
+    # The rules below judge the decided index, not the claim.
     if player.kind == "bot":
         preset = st.config.preset
         if token_index < preset.min_token_for_bots:
@@ -358,10 +375,60 @@ def _buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         if token_index % preset.buzz_period:
             raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
         candidate["release_at"] = t.revealed_at[token_index] + st.config.reaction_delay
-        if candidate["release_at"] > now:
-            t.held.append(candidate)
-            return
+    ev.append(
+        Event("buzz_received", {"question_id": t.question_id, **_received_data(candidate)}, "moderator")
+    )
+    if candidate["release_at"] is not None and candidate["release_at"] > now:
+        t.held.append(candidate)
+        return
     _add_candidate(t, candidate, now, st.config.collection_window)
+
+
+def _received_data(c: dict[str, Any]) -> dict[str, Any]:
+    keys = ("player_id", "token_index", "claimed_token_index", "floor_token_index", "delay_bound")
+    return {
+        **{k: c[k] for k in keys},
+        "client_time": c["client_time"],
+        "corrected_press_at": c["corrected_press_at"],
+        "claimed_press_at": c["claimed_press_at"],
+        "received_at": c["received_at"],
+    }
+
+
+def _finite_or_none(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def _delay_bound(value: Any) -> float:
+    """The connection's one-way delay bound in seconds, capped at ``MAX_DELAY_BOUND``.
+    Raises RuleViolation("bad_value") unless a finite number ≥ 0."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+        raise RuleViolation("bad_value", f"delay_bound must be a number of seconds ≥ 0, got {value!r}")
+    return min(float(value), MAX_DELAY_BOUND)
+
+
+def decide_token_index(
+    revealed_at: list[float], claimed: int, now: float, delay_bound: float
+) -> tuple[int, int]:
+    """The server's token index of a buzz arriving at ``now``: ``(index, floor)``.
+
+    ``revealed_at[i]``: when token i was shown (non-decreasing; at least one token). ``floor`` is
+    the last token revealed at or before ``now − delay_bound`` (0 if none): what the client had
+    surely been shown, however slow its link. ``index`` = ``claimed`` clamped to [floor,
+    revealed − 1]: a client may say it saw less than the server sent (lag), never less than the
+    floor, and never more than was revealed."""
+    last = len(revealed_at) - 1
+    floor = max(0, min(bisect_right(revealed_at, now - delay_bound) - 1, last))
+    return max(floor, min(claimed, last)), floor
+
+
+def decide_press_at(claimed: float | None, now: float, delay_bound: float) -> float | None:
+    """The latency-corrected press time clamped to [now − delay_bound, now] (None: none given,
+    or not a number). A lying clock can move a press earlier by at most the delay bound."""
+    if claimed is None or not isinstance(claimed, int | float) or math.isnan(claimed):
+        return None
+    return min(max(float(claimed), now - delay_bound), now)
 
 
 def _racing_teams(t: TossupRun) -> set[int]:

@@ -20,7 +20,8 @@ class TossupSpec:
     """One tossup as read: ``tokens`` are the display words (marks removed); ``power_index`` /
     ``superpower_index`` = number of words before the ``(*)`` / ``(+)`` mark (None = unmarked),
     so a buzz with 0-based ``token_index < power_index`` is a power. ``external_id``: the question's
-    id in its source (e.g. the exhibition ``id`` a replay bot's buzz log refers to; "" if none)."""
+    id in its source ("" if none); server-side only: no event or player/spectator view carries it,
+    since a source id lets a client look the answer up."""
 
     question_id: int
     tokens: list[str]

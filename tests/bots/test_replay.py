@@ -149,16 +149,27 @@ def test_real_exhibition_logs_index_the_imported_tossups(shared_data: Path) -> N
 
 def test_replay_guesser_buzzes_at_the_recorded_token(tmp_path: Path) -> None:
     buzzes = load_buzz_file(write(tmp_path / "bot.buzz.csv", RUNNER))
-    guesser = ReplayGuesser(buzzes, {"41": "q1"})
+    guesser = ReplayGuesser(buzzes, {"41": "q1", "42": "q3", "43": "q2"})
     guesser.begin_tossup({"question_id": 41, "token_count": 10})
     assert guesser.guess("w0 w1") == ("", 0.0)
     assert guesser.guess("w0 w1 w2") == ("London", 1.0)
-    guesser.begin_tossup({"question_id": 42, "external_id": "q3"})
+    guesser.begin_tossup({"question_id": 42, "token_count": 10})
     assert guesser.guess("a b c d e") == ("", 0.0)
     assert guesser.guess("a b c d e f") == ("Oslo", 1.0)
-    guesser.begin_tossup({"question_id": 43, "external_id": "q2"})  # recorded, never buzzed
+    guesser.begin_tossup({"question_id": 43, "token_count": 60})  # recorded, never buzzed
     assert guesser.guess(" ".join(["w"] * 50)) == ("", 0.0)
     assert guesser.bonus_guess("leadin", "part") == ""
+
+
+def test_replay_guesser_ignores_a_source_id_in_the_payload(tmp_path: Path) -> None:
+    """The map comes from the trusted launcher; an ``external_id`` in an event (which the server
+    no longer sends) selects nothing, and without a map entry the log's ids are the server's."""
+    buzzes = load_buzz_file(write(tmp_path / "bot.buzz.csv", RUNNER.replace("q3,", "7,")))
+    guesser = ReplayGuesser(buzzes, {"41": "q1"})
+    guesser.begin_tossup({"question_id": 42, "external_id": "q1", "token_count": 10})
+    assert guesser.current is None and guesser.guess("a b c d e f") == ("", 0.0)
+    guesser.begin_tossup({"question_id": 7, "token_count": 10})
+    assert guesser.guess("a b c d e f") == ("Oslo", 1.0)
 
 
 def test_question_map_file(tmp_path: Path) -> None:

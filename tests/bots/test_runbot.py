@@ -35,9 +35,7 @@ async def test_replay_bot_buzzes_at_the_recorded_token(tmp_path: Path) -> None:
     async def script(s: Session) -> None:
         assert s.ws.request.path == "/ws/match/ABC123/play/?token=t/%2B"
         await s.ws.send(snapshot())
-        await s.event(
-            "tossup_started", index=0, question_id=51, external_id="exp-1", token_count=8, category=""
-        )
+        await s.event("tossup_started", index=0, question_id=51, token_count=8, category="")
         await s.words(51, 0, "one", "two")
         await s.quiet()
         await s.words(51, 2, "three")
@@ -50,9 +48,10 @@ async def test_replay_bot_buzzes_at_the_recorded_token(tmp_path: Path) -> None:
         )
         await s.event("match_ended", scores={})
 
-    output, _ = await play(
-        script, lambda url: asyncio.to_thread(runbot, url, "--bot", "replay", "--buzz-file", str(buzz_file))
-    )
+    question_map = tmp_path / "map.json"  # DB question id → source id, from the launcher's database
+    question_map.write_text('{"51": "exp-1"}', encoding="utf-8")
+    args = ("--bot", "replay", "--buzz-file", str(buzz_file), "--question-map", str(question_map))
+    output, _ = await play(script, lambda url: asyncio.to_thread(runbot, url, *args))
     assert "'buzzes': 1, 'correct': 1" in output
 
 

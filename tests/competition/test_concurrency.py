@@ -80,9 +80,12 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
                 match_id=match.id,
                 player_id=player.id,
                 question_id=qid,
-                token_index=2 + (i * 5) % 8,  # distinct words, so the race has a clear order
+                # One word per team, distinct across teams, so the race has a clear order. On a
+                # 300 ms link the server credits at most tokens 7..10 (token 7 shown at T0 + 0.7).
+                token_index=7 + i // 2,
                 client_time=None,
                 corrected_press_at=None,
+                delay_bound=0.3,
                 now=press_at,
             )
         except Exception as exc:  # recorded and asserted below: a deadlock or IntegrityError fails
@@ -123,3 +126,63 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
     seqs = list(MatchEvent.objects.filter(match=match).order_by("seq").values_list("seq", flat=True))
     assert seqs == list(range(1, len(seqs) + 1)) and Match.objects.get(pk=match.pk).seq == seqs[-1]
     assert sorted(out.seq for pid, out in outcomes.items() if pid in acked) == sorted(e.seq for e in received)
+
+
+@pytest.mark.parametrize("name", ["undo", "adjust"])
+def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(file_backed_sqlite, name):
+    match = four_team_match()
+    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    teams = {t.name: t.id for t in match.teams.all()}
+    seat = {p.name: p.id for p in Player.objects.filter(match=match)}
+    qid = match.tossup_ids[0]
+    for at, name_, text in ((T0 + 1.0, "North0", "gatsby"), (T0 + 1.6, "South0", "Moby-Dick")):  # two rulings
+        services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at)
+        services.buzz(
+            match_id=match.id,
+            player_id=seat[name_],
+            question_id=qid,
+            token_index=9,
+            client_time=None,
+            corrected_press_at=None,
+            now=at + 0.01,
+        )
+        services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at + 0.2)
+        services.answer(match_id=match.id, player_id=seat[name_], question_id=qid, text=text, now=at + 0.3)
+    scores = Match.objects.get(pk=match.pk).state["scores"]
+    assert (scores[str(teams["North"])], scores[str(teams["South"])]) == (-5, 10)
+    command = game.Undo() if name == "undo" else game.Adjust(teams["East"], 5, "protest")
+    command_id = f"{name}:{{}}@{Match.objects.get(pk=match.pk).seq}"
+    barrier = threading.Barrier(2)
+    outcomes: list[Any] = []
+
+    def send() -> None:
+        try:
+            barrier.wait(timeout=10)
+            outcomes.append(
+                services.apply_command(
+                    match_id=match.id, command=command, actor="moderator", now=T0 + 5, command_id=command_id
+                )
+            )
+        except Exception as exc:  # asserted below
+            outcomes.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=send) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not any(t.is_alive() for t in threads)
+    assert all(isinstance(o, services.Applied) for o in outcomes), outcomes
+    assert sorted(o.duplicate for o in outcomes) == [False, True]
+    assert outcomes[0].seq == outcomes[1].seq
+    scores = Match.objects.get(pk=match.pk).state["scores"]
+    if name == "undo":  # South's ruling reversed, North's neg kept
+        assert (scores[str(teams["North"])], scores[str(teams["South"])]) == (-5, 0)
+        assert MatchEvent.objects.filter(match=match, type="ruling_undone").count() == 1
+    else:
+        assert scores[str(teams["East"])] == 5
+        assert (
+            MatchEvent.objects.filter(match=match, type="points_adjusted", command_id=command_id).count() == 1
+        )

@@ -4,6 +4,7 @@ explicit ``now`` values (the engine is pure), so every assertion is deterministi
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 from typing import Any
 
@@ -34,6 +35,7 @@ def press(match: Match, player: Player, token_index: int, now: float, **kw: Any)
         token_index=token_index,
         client_time=kw.get("client_time"),
         corrected_press_at=kw.get("corrected_press_at"),
+        delay_bound=kw.get("delay_bound", 0.0),
         now=now,
     )
 
@@ -78,7 +80,8 @@ def moderated() -> Match:
 
 def test_a_won_race_writes_one_buzz_row_with_times_race_record_and_eligible_seats(match):
     p = seats(match)
-    press(match, p["alice"], 3, T0 + 0.35, client_time=42.0, corrected_press_at=T0 + 0.34)
+    # A 250 ms link: token 3 (shown at T0+0.3) may be the last the tablet had shown.
+    press(match, p["alice"], 3, T0 + 0.35, client_time=42.0, corrected_press_at=T0 + 0.34, delay_bound=0.25)
     assert not Buzz.objects.filter(match=match).exists()  # the collection window is still open
 
     run(match, game.Tick(), T0 + 0.35 + WINDOW + 0.01, actor="driver")
@@ -135,6 +138,29 @@ def test_a_timed_out_buzz_is_ruled_timeout_by_the_driver(match):
     row = Buzz.objects.get(match=match)
     assert (row.ruling, row.points, row.guess) == ("timeout", -5, "")
     assert row.ruled_at == answer_deadline
+
+
+def test_an_answer_reaching_a_match_nobody_drove_keeps_its_answer_time(match):
+    """The server died in the answer window and the tablet's answer arrives before any
+    driver took over: the clock stopped when the match was last driven, so the answer is
+    judged instead of the overdue timeout firing (−5)."""
+    p = seats(match)
+    press(match, p["bob"], 1, T0 + 0.15)
+    run(match, game.Tick(), T0 + 0.4, actor="driver")  # the race closes: bob answers
+    (won,) = log(match, "buzz")
+    left = won.payload["answer_deadline"] - (T0 + 0.4)
+    back = won.payload["answer_deadline"] + 20.0  # well past the deadline, nobody drove
+    reply(match, p["bob"], "moby dick", back)
+    row = Buzz.objects.get(match=match)
+    assert (row.ruling, row.points) == ("correct", 15)
+    paused, resumed = log(match, "paused")[-1], log(match, "resumed")[-1]
+    assert paused.seq < resumed.seq < log(match, "buzz_ruled")[0].seq
+    state = Match.objects.get(pk=match.pk).state
+    assert not state["paused"]
+    # The pause started at the last drive (T0 + 0.4), so the answer window kept all ``left``
+    # seconds it had then.
+    assert resumed.payload["shift"] == pytest.approx(back - (T0 + 0.4))
+    assert not log(match, "buzz_ruled")[0].payload.get("timeout") and left > 0
 
 
 def test_bonus_parts_are_logged_with_verdict_ruling_and_points(match):
@@ -306,11 +332,30 @@ def test_an_unknown_problem_type_is_refused(match):
 # -- seats ----------------------------------------------------------------------------------
 
 
-def test_rejoining_by_name_returns_the_same_seat_even_after_the_start(match):
+def test_a_seat_comes_back_with_its_token_even_after_the_start_never_by_name_alone(match):
     alice = seats(match)["alice"]
-    again = services.join_match(code=match.join_code.lower(), name=" alice ", team="Blue")
+    with pytest.raises(services.ServiceError) as exc:
+        services.join_match(code=match.join_code, name="alice", team="Red")
+    assert exc.value.code == "seat_taken"
+    again = services.join_match(code=match.join_code.lower(), name=" alice ", team="Blue", secret=alice.token)
     assert (again.id, again.token, again.team_id) == (alice.id, alice.token, alice.team_id)
     assert Player.objects.filter(match=match, name="alice").count() == 1
+
+
+def test_a_reclaim_code_moves_the_seat_once_and_retires_the_old_token(match):
+    alice = seats(match)["alice"]
+    code = services.issue_reclaim_code(match_id=match.id, player_id=alice.id)
+    moved = services.join_match(code=match.join_code, name="alice", team="Blue", secret=code.lower())
+    assert moved.id == alice.id and moved.team_id == alice.team_id and moved.token != alice.token
+    assert Player.objects.get(id=alice.id).reclaim_code == ""
+    for stale in (code, alice.token):
+        with pytest.raises(services.ServiceError) as exc:
+            services.join_match(code=match.join_code, name="alice", team="Red", secret=stale)
+        assert exc.value.code == "seat_taken"
+    bot = match.players.get(kind=Player.Kind.BOT)
+    with pytest.raises(services.ServiceError) as exc:
+        services.issue_reclaim_code(match_id=match.id, player_id=bot.id)
+    assert exc.value.code == "not_found" and Player.objects.get(id=bot.id).reclaim_code == ""
 
 
 def test_new_players_cannot_join_a_started_match(match):
@@ -427,8 +472,9 @@ def test_applied_events_are_the_stored_rows_with_the_actor(match):
 def test_every_acknowledged_buzz_is_logged_even_when_it_loses_the_race(match):
     p = seats(match)
     run(match, game.Tick(), T0 + 0.55, actor="driver")
-    press(match, p["alice"], 5, T0 + 0.6)
-    press(match, p["bob"], 3, T0 + 0.65)  # later, inside the window, on an earlier word: wins
+    press(match, p["alice"], 5, T0 + 0.6, delay_bound=0.3)
+    # Bob: later, inside the window, on an earlier word (both on 300 ms links): wins.
+    press(match, p["bob"], 3, T0 + 0.65, delay_bound=0.3)
     run(match, game.Tick(), T0 + 0.9, actor="driver")
 
     received = log(match, "buzz_received")
@@ -503,3 +549,54 @@ def test_an_editor_flags_any_tossup_and_bad_flags_are_refused():
     assert "ambiguity" in out.getvalue()
     with pytest.raises(CommandError, match="no tossup"):
         call_command("flag_question", "999999", "--problem", "ambiguity")
+
+
+# -- idempotent moderator commands ------------------------------------------------------------
+
+
+def test_a_repeated_command_id_applies_once_and_returns_the_earlier_result(match):
+    p = seats(match)
+    red, blue = str(p["alice"].team_id), str(p["bob"].team_id)
+    press(match, p["bob"], 2, T0 + 0.25)
+    run(match, game.Tick(), T0 + 0.5, actor="driver")
+    reply(match, p["bob"], "gatsby", T0 + 1.0)  # -5 to Blue: the first ruling
+    press(match, p["alice"], 12, T0 + 1.3)
+    run(match, game.Tick(), T0 + 1.6, actor="driver")
+    reply(match, p["alice"], "moby dick", T0 + 2.0)  # +10 to Red: the last ruling
+    assert (scores(match)[red], scores(match)[blue]) == (10, -5)
+
+    undo = {"match_id": match.id, "command": game.Undo(), "actor": "moderator", "command_id": "undo:{}@41"}
+    first = services.apply_command(**undo, now=T0 + 2.5)
+    again = services.apply_command(**undo, now=T0 + 2.6)  # a double click
+    assert not first.duplicate and first.events
+    assert again.duplicate and again.events == [] and again.seq == first.seq
+    assert (scores(match)[red], scores(match)[blue]) == (0, -5)  # only Alice's ruling reversed
+    assert len(log(match, "ruling_undone")) == 1
+    assert {e.command_id for e in log(match) if e.seq > first.seq - len(first.events)} == {"undo:{}@41"}
+
+    # A new id is a new command: it reverses the ruling before.
+    services.apply_command(**{**undo, "command_id": "undo:{}@43"}, now=T0 + 2.7)
+    assert (scores(match)[red], scores(match)[blue]) == (0, 0)
+
+    adjust = {"match_id": match.id, "actor": "moderator", "command": game.Adjust(int(blue), 15, "protest")}
+    long_id = "adjust:" + json.dumps({"team_id": int(blue), "points": 15, "reason": "x" * 80}) + "@50"
+    results = [services.apply_command(**adjust, command_id=long_id, now=T0 + 3 + k / 10) for k in range(3)]
+    assert [r.duplicate for r in results] == [False, True, True]
+    assert scores(match)[blue] == 15 and len(log(match, "points_adjusted")) == 1
+    assert len(log(match, "points_adjusted")[0].command_id) == 64  # a long id is stored hashed
+
+
+def test_commands_without_an_id_are_never_deduplicated_and_a_bad_id_is_refused(match):
+    blue = Team.objects.get(match=match, name="Blue")
+    for k in range(2):
+        run(match, game.Adjust(blue.id, 5, "same"), T0 + 0.1 + k / 10)
+    assert scores(match)[str(blue.id)] == 10
+    head = Match.objects.get(pk=match.pk).seq
+    with pytest.raises(services.ServiceError) as exc:
+        services.apply_command(
+            match_id=match.id,
+            command=game.Adjust(blue.id, 5),
+            actor="moderator",
+            command_id=["x"],  # type: ignore[arg-type]
+        )
+    assert exc.value.code == "invalid" and Match.objects.get(pk=match.pk).seq == head

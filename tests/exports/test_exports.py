@@ -22,6 +22,7 @@ def mod(match: Match, cmd, at: float) -> None:
 
 
 def buzz(match: Match, player, question_id: int, token: int, at: float) -> None:
+    # A 250 ms link: the claimed tokens (up to two words behind the reading) stand.
     services.buzz(
         match_id=match.id,
         player_id=player.id,
@@ -29,6 +30,7 @@ def buzz(match: Match, player, question_id: int, token: int, at: float) -> None:
         token_index=token,
         client_time=None,
         corrected_press_at=None,
+        delay_bound=0.25,
         now=T0 + at,
     )
     mod(match, game.Tick(), at + 0.2)  # the collection window (150 ms) closes

@@ -14,6 +14,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from competition.models import Flag, Match, Tossup
+from frontend import analysis
 from irt import pipeline, selectors
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 from tests.irt.test_pipeline import match  # noqa: F401  (fixture: a played match with two bots)
@@ -136,3 +137,45 @@ def test_matrix_export_round_trips(client: Client, live_fit: Fit, tmp_path: Path
     again = pipeline.fit_scope("roundtrip")
     live_adv = dict(ItemScore.objects.filter(fit=live_fit).values_list("item", "advscore"))
     assert set(ItemScore.objects.filter(fit=again).values_list("item", flat=True)) == set(live_adv)
+
+
+def test_answer_lines_of_tossups_in_an_unended_match_stay_hidden(
+    client: Client,
+    live_fit: Fit,
+    match: Match,  # noqa: F811
+) -> None:
+    """Once the fit's own match ended, its answers show; a second match that schedules tossup #1
+    and is running (then in the lobby) hides that answer line from the anonymous analysis page,
+    the subject page and every export; ``reveal_answers`` (a logged-in analyst) shows it."""
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ENDED)
+    first, second = (Tossup.objects.get(id=i) for i in sorted(match.tossup_ids)[:2])
+    assert first.answer_line in client.get(f"/analysis/fit/{live_fit.id}/").content.decode()
+    other = Match.objects.create(
+        name="Now playing", preset="naqt", tossup_ids=[first.id], status=Match.Status.RUNNING
+    )
+    pages = [f"/analysis/fit/{live_fit.id}/", "/analysis/", f"/analysis/fit/{live_fit.id}/subject/bot:b1/"]
+    exports = [
+        f"/api/fits/{live_fit.id}/{t}" for t in ("export.json", "export.csv", "items.csv", "matrix.csv")
+    ]
+    for status in (Match.Status.RUNNING, Match.Status.LOBBY):
+        Match.objects.filter(pk=other.pk).update(status=status)
+        for url in pages + exports:
+            response = client.get(url)
+            assert response.status_code == 200, url
+            body = response.content.decode()
+            assert first.answer_line not in body, (status, url)
+        page = client.get(pages[0]).content.decode()
+        assert second.answer_line in page and "hidden until its match ends" in page
+        rows = {r["tossup_id"]: r for r in client.get(pages[0]).context["items"]}
+        assert rows[first.id]["answer_hidden"] and rows[first.id]["answer"] == ""
+        assert not rows[second.id]["answer_hidden"]
+
+    revealed = {
+        r["tossup_id"]: r["answer"] for r in analysis.fit_context(live_fit, reveal_answers=True)["items"]
+    }
+    assert revealed[first.id] == first.answer_line
+    subject = analysis.subject_context(live_fit, "bot:b1", reveal_answers=True)
+    assert subject is not None and first.answer_line in {r["answer"] for r in subject["responses"]}
+
+    Match.objects.filter(pk=other.pk).update(status=Match.Status.ENDED)
+    assert first.answer_line in client.get(pages[0]).content.decode()

@@ -1,13 +1,16 @@
 """One real-browser run of the live pages: headless Chromium (Debian's /usr/bin/chromium via
 playwright) against uvicorn serving config.asgi, a private Redis and a scratch database.
 
-The moderator creates a match on /moderator/, a player joins on /play/, the moderator
-starts, words appear on the tablet, the player buzzes and answers, and both scoreboards
-show the points. Screenshots go to /tmp/tossup-player.png and /tmp/tossup-dashboard.png.
+The organiser logs in, creates a match on /moderator/, a player joins on /play/, the
+moderator starts, words appear on the tablet, the player buzzes and answers, and both
+scoreboards show the points. Then a second tablet cannot take the seat by name, and takes it
+with a reclaim code the moderator issues from the dashboard's roster. Screenshots go to
+/tmp/tossup-player.png and /tmp/tossup-dashboard.png.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -23,7 +26,10 @@ BASE_DIR = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.browser
 
 
-def manage(env: dict[str, str], *args: str) -> None:
+ORGANISER = ("org", "browser-test-password")
+
+
+def manage(env: dict[str, str], *args: str, stdin: str | None = None) -> None:
     subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=BASE_DIR,
@@ -31,6 +37,7 @@ def manage(env: dict[str, str], *args: str) -> None:
         check=True,
         capture_output=True,
         timeout=300,
+        input=stdin.encode() if stdin is not None else None,
     )
 
 
@@ -41,6 +48,7 @@ def server(tmp_path: Path, redis_url: str):
         env = launcher.child_env(DATABASE_URL=db_url, REDIS_URL=redis_url)
         manage(env, "migrate", "--noinput")
         manage(env, "import_questions", "--demo")
+        manage(env, "create_organiser", ORGANISER[0], "--password-stdin", stdin=ORGANISER[1] + "\n")
         port = launcher.free_port()
         proc = launcher.start_server(port, env, log=tmp_path / "server.log")
         try:
@@ -54,13 +62,19 @@ def test_player_buzzes_and_scores_in_a_real_browser(server: str) -> None:
 
     with chromium() as browser:
         mod = browser.new_context(viewport={"width": 1280, "height": 1000}).new_page()
+        mod.on("dialog", lambda dialog: dialog.accept())  # the reclaim confirmation below
         mod.goto(f"{server}/moderator/")
+        expect(mod).to_have_url(f"{server}/accounts/login/?next=/moderator/")  # organisers only
+        mod.fill("#id_username", ORGANISER[0])
+        mod.fill("#id_password", ORGANISER[1])
+        mod.click("#login-form button[type=submit]")
+        expect(mod).to_have_url(f"{server}/moderator/")
         mod.fill("#id_name", "Browser match")
         mod.fill("#id_n_tossups", "1")
         mod.select_option("#id_preset", "naqt")
         mod.fill("#id_wpm", "150")
         mod.check("#id_auto_rule")
-        mod.click("button[type=submit]")
+        mod.click("#create-form button[type=submit]")
         expect(mod.locator("#conn")).to_have_text("live")
         code = mod.locator("#join-code").inner_text().strip()
         assert len(code) == 6
@@ -109,3 +123,26 @@ def test_player_buzzes_and_scores_in_a_real_browser(server: str) -> None:
         expect(player.locator("#scoreboard li.mine .score")).to_have_text("15")
         player.screenshot(path="/tmp/tossup-player.png", full_page=True)
         mod.screenshot(path="/tmp/tossup-dashboard.png", full_page=True)
+
+        # Another tablet typing the same name does not get the seat …
+        other = browser.new_context(viewport={"width": 820, "height": 1180}, has_touch=True).new_page()
+        other.goto(f"{server}/play/?code={code}")
+        expect(other.locator("#join-team option")).to_have_count(2)
+        other.fill("#join-name", "Ada")
+        other.click("#join-form button[type=submit]")
+        expect(other.locator("#join-error")).to_contain_text("already seated")
+        expect(other.locator("#join-reclaim")).to_be_visible()  # the reclaim field opens
+        assert other.locator("#game").is_hidden()
+        # … until the moderator issues a reclaim code from the roster and the player types it.
+        row = mod.locator("#roster tr", has_text="Ada")
+        row.locator("button[data-reclaim]").click()
+        reclaim = row.locator(".reclaim-code")
+        expect(reclaim).to_have_text(re.compile(r"^[A-Z2-9]{8}$"))
+        other.fill("#join-reclaim", reclaim.inner_text().lower())
+        other.click("#join-form button[type=submit]")
+        expect(other.locator("#game")).to_be_visible()
+        expect(other.locator("#conn")).to_have_text("live")
+        expect(other.locator("#scoreboard li.mine .score")).to_have_text("15")  # the same seat
+        # The old tablet's token is retired: on its next connection it is sent back to the join form.
+        player.reload()
+        expect(player.locator("#join-error")).to_contain_text("no longer valid", timeout=10_000)

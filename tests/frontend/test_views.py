@@ -8,6 +8,8 @@ import json
 import math
 
 import pytest
+from asgiref.sync import async_to_sync
+from django.contrib.auth import get_user_model
 from django.test import Client
 
 from competition import services
@@ -69,31 +71,61 @@ def create_post(packet: Packet, **overrides) -> dict:
     return data
 
 
-def test_pages_render(client: Client, packet: Packet) -> None:
-    for url in ("/", "/moderator/", "/play/", "/analysis/"):
+def test_pages_render(client: Client, organiser: Client, packet: Packet) -> None:
+    for url in ("/", "/play/", "/analysis/", "/accounts/login/"):
         assert client.get(url).status_code == 200, url
+    assert organiser.get("/moderator/").status_code == 200
     assert client.get("/watch/NOPE99/").status_code == 404
     assert client.get("/moderator/NOPE99/").status_code == 404
 
 
 def test_static_files_and_plotly_are_served_locally(client: Client) -> None:
     js = client.get("/static/frontend/play.js")
-    assert js.status_code == 200
-    assert b"MatchSocket" in b"".join(js.streaming_content)
+    assert js.status_code == 200 and js["Content-Type"].startswith("text/javascript")
+    assert b"MatchSocket" in async_to_sync(read_async_stream)(js)
     plotly = client.get("/vendor/plotly.min.js")
     assert plotly.status_code == 200
     assert b"plotly" in next(iter(plotly.streaming_content))[:5000].lower()
 
 
-def test_moderator_form_lists_packets_with_counts_and_presets(client: Client, packet: Packet) -> None:
-    html = client.get("/moderator/").content.decode()
+async def read_async_stream(response) -> bytes:
+    """servestatic streams files asynchronously (uvicorn serves them the same way)."""
+    return b"".join([chunk async for chunk in response.streaming_content])
+
+
+CRAFTED_STATIC_URLS = [
+    "/static/nope.js",
+    "/static/frontend/../../config/settings.py",
+    "/static/%2e%2e/%2e%2e/config/settings.py",
+    "/static/..%2f..%2fconfig%2fsettings.py",
+    "/static/frontend/%00.js",
+    "/static/frontend/play.js%00",
+    "/static//etc/passwd",
+    "/static/" + "a/" * 500,
+]
+
+
+@pytest.mark.parametrize("url", CRAFTED_STATIC_URLS)
+def test_a_crafted_static_url_is_a_plain_404(client: Client, url: str) -> None:
+    from django.conf import settings
+
+    assert settings.DEBUG is False
+    response = client.get(url)  # the test client re-raises any exception a view raises
+    assert response.status_code == 404
+    body = response.content.decode(errors="replace")
+    assert "Traceback" not in body and "SECRET_KEY" not in body and "settings" not in body.lower()
+
+
+def test_moderator_form_lists_packets_with_counts_and_presets(organiser: Client, packet: Packet) -> None:
+    html = organiser.get("/moderator/").content.decode()
     assert "Test Set / Round 1 — 5 tossups, 3 bonuses" in html
     for preset in ("acf", "hvc", "naqt"):
         assert f'value="{preset}"' in html
     assert 'value="Team A"' in html and 'value="Team B"' in html and 'value="tfidf"' in html
 
 
-def test_create_match_redirects_to_dashboard(client: Client, packet: Packet) -> None:
+def test_create_match_redirects_to_dashboard(organiser: Client, packet: Packet) -> None:
+    client = organiser
     response = client.post("/moderator/", create_post(packet))
     assert response.status_code == 302
     match = Match.objects.get()
@@ -126,13 +158,37 @@ def test_create_match_redirects_to_dashboard(client: Client, packet: Packet) -> 
     assert match.moderator_token in html  # handed to the dashboard's socket
 
 
-def test_dashboard_needs_the_moderator_token(match: Match) -> None:
+def test_dashboard_needs_a_login_or_the_moderator_token(match: Match, organiser: Client) -> None:
     other = Client()
-    assert other.get(f"/moderator/{match.join_code}/").status_code == 403
-    assert other.get(f"/moderator/{match.join_code}/?token=wrong").status_code == 403
-    assert other.get(f"/moderator/{match.join_code}/?token={match.moderator_token}").status_code == 200
+    url = f"/moderator/{match.join_code}/"
+    anonymous = other.get(url)
+    assert anonymous.status_code == 302 and anonymous["Location"] == f"/accounts/login/?next={url}"
+    assert other.get(f"{url}?token=wrong").status_code == 403
+    shared = other.get(f"{url}?token={match.moderator_token}")  # a shared link needs no account
+    assert shared.status_code == 200 and match.moderator_token in shared.content.decode()
     # the token is remembered in the session after one good visit
-    assert other.get(f"/moderator/{match.join_code}/").status_code == 200
+    assert other.get(url).status_code == 200
+    assert organiser.get(url).status_code == 200  # organisers open any dashboard
+
+
+def test_create_and_list_need_an_organiser_login(client: Client, match: Match, packet: Packet) -> None:
+    listing = client.get("/moderator/")
+    assert listing.status_code == 302 and listing["Location"] == "/accounts/login/?next=/moderator/"
+    assert match.join_code not in client.get("/").content.decode()  # the home page lists no join codes
+    assert client.post("/moderator/", create_post(packet)).status_code == 302
+    assert list(Match.objects.values_list("id", flat=True)) == [match.id]  # nothing created
+
+    get_user_model().objects.create_user("ann", password="a-long-password-1")
+    login = client.post("/accounts/login/?next=/moderator/", {"username": "ann", "password": "wrong"})
+    assert login.status_code == 200 and not Match.objects.exclude(id=match.id).exists()
+    login = client.post("/accounts/login/", {"username": "ann", "password": "a-long-password-1"})
+    assert login.status_code == 302 and login["Location"] == "/moderator/"
+    page = client.get("/moderator/").content.decode()
+    assert match.join_code in page and "Log out ann" in page
+    assert client.post("/moderator/", create_post(packet)).status_code == 302
+    assert Match.objects.count() == 2
+    client.post("/accounts/logout/")
+    assert client.get("/moderator/").status_code == 302
 
 
 @pytest.mark.parametrize(
@@ -147,8 +203,8 @@ def test_dashboard_needs_the_moderator_token(match: Match) -> None:
         ({"wpm": "5"}, "greater than or equal to 60"),
     ],
 )
-def test_create_form_validation(client: Client, packet: Packet, overrides: dict, message: str) -> None:
-    response = client.post("/moderator/", create_post(packet, **overrides))
+def test_create_form_validation(organiser: Client, packet: Packet, overrides: dict, message: str) -> None:
+    response = organiser.post("/moderator/", create_post(packet, **overrides))
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not Match.objects.exists()
@@ -163,15 +219,27 @@ def test_api_match_lists_human_teams_only(client: Client, match: Match) -> None:
     assert missing.json()["code"] == "not_found" and missing.json()["message"]
 
 
-def post_json(client: Client, payload) -> tuple[int, dict]:
+def post_json(client: Client, payload, csrf: str = "", url: str = "/api/join") -> tuple[int, dict]:
     body = payload if isinstance(payload, str) else json.dumps(payload)
-    response = client.post("/api/join", body, content_type="application/json")
+    headers = {"X-CSRFToken": csrf} if csrf else {}
+    response = client.post(url, body, content_type="application/json", headers=headers)
     return response.status_code, response.json()
 
 
-def test_api_join_seats_a_player_and_rejoins_by_name(match: Match) -> None:
-    client = Client(enforce_csrf_checks=True)  # tablets post without a CSRF cookie
-    status, body = post_json(client, {"code": match.join_code.lower(), "name": "Ada", "team": "Blue"})
+def tablet(code: str = "") -> tuple[Client, str]:
+    """A browser that enforces CSRF, after loading the play page: (client, the page's CSRF token)."""
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(f"/play/?code={code}")
+    data = json.loads(
+        page.content.decode().split('id="page-data" type="application/json">')[1].split("</script>")[0]
+    )
+    assert data["csrf"] and "csrftoken" in page.cookies
+    return client, data["csrf"]
+
+
+def test_api_join_seats_a_player_and_the_seat_comes_back_only_with_its_token(match: Match) -> None:
+    client, csrf = tablet(match.join_code)
+    status, body = post_json(client, {"code": match.join_code.lower(), "name": "Ada", "team": "Blue"}, csrf)
     assert status == 200
     player = Player.objects.get(id=body["player_id"])
     assert (player.name, player.team.name, player.kind) == ("Ada", "Blue", "human")
@@ -181,8 +249,120 @@ def test_api_join_seats_a_player_and_rejoins_by_name(match: Match) -> None:
         "team_id": player.team_id,
         "code": match.join_code,
     }
-    status, again = post_json(client, {"code": match.join_code, "name": "Ada", "team": "Blue"})
-    assert status == 200 and again["token"] == body["token"]
+    # Another tablet typing the same name, on any team, gets nothing.
+    thief, thief_csrf = tablet(match.join_code)
+    for team in ("Blue", "Red"):
+        status, refused = post_json(thief, {"code": match.join_code, "name": "Ada", "team": team}, thief_csrf)
+        assert status == 409 and refused["code"] == "seat_taken" and "token" not in refused
+        status, refused = post_json(
+            thief, {"code": match.join_code, "name": "Ada", "team": team, "secret": "guess"}, thief_csrf
+        )
+        assert status == 409 and refused["code"] == "seat_taken"
+    # The tablet holding the token gets the same seat back, before and after the start.
+    secret = {"code": match.join_code, "name": "Ada", "team": "Blue", "secret": body["token"]}
+    status, again = post_json(client, secret, csrf)
+    assert status == 200 and again == body
+    Match.objects.filter(id=match.id).update(status=Match.Status.RUNNING)
+    status, again = post_json(client, secret, csrf)
+    assert status == 200 and again == body
+    assert Player.objects.filter(match=match, name="Ada").count() == 1
+
+
+def test_api_join_without_the_csrf_token_is_refused(match: Match) -> None:
+    client, _ = tablet(match.join_code)
+    status, body = post_json(client, {"code": match.join_code, "name": "Ada", "team": "Blue"})
+    assert status == 403 and body["code"] == "csrf" and body["message"]
+    bare = Client(enforce_csrf_checks=True)  # no cookie at all (a cross-site form or script)
+    status, body = post_json(bare, {"code": match.join_code, "name": "Ada", "team": "Blue"}, "forged")
+    assert status == 403 and body["code"] == "csrf"
+    assert not Player.objects.filter(name="Ada").exists()
+
+
+def test_a_reclaim_code_moves_a_seat_once(match: Match) -> None:
+    old, old_csrf = tablet(match.join_code)
+    _, ada = post_json(old, {"code": match.join_code, "name": "Ada", "team": "Blue"}, old_csrf)
+    Match.objects.filter(id=match.id).update(status=Match.Status.RUNNING)  # mid-match: tablet lost
+
+    mod = Client(enforce_csrf_checks=True)
+    mod_csrf = mod.get(f"/moderator/{match.join_code}/?token={match.moderator_token}").context["page"]["csrf"]
+    reclaim_url = f"/api/match/{match.join_code}/players/{ada['player_id']}/reclaim"
+    status, issued = post_json(mod, "", mod_csrf, url=reclaim_url)
+    assert status == 200 and issued["player_id"] == ada["player_id"] and issued["name"] == "Ada"
+    code = issued["reclaim_code"]
+    assert len(code) == 8 and Player.objects.get(id=ada["player_id"]).reclaim_code == code
+    roster = mod.get(f"/api/match/{match.join_code}/players").json()["players"]
+    assert {"player_id": ada["player_id"], "name": "Ada", "team": "Blue", "team_id": ada["team_id"],
+            "kind": "human", "reclaim_pending": True} in roster  # fmt: skip
+
+    new, new_csrf = tablet(match.join_code)
+    typed = f"{code[:4].lower()}-{code[4:]}"  # as read aloud and typed: any case, a dash
+    status, moved = post_json(
+        new, {"code": match.join_code, "name": "Ada", "team": "Red", "secret": typed}, new_csrf
+    )
+    assert status == 200 and moved["player_id"] == ada["player_id"] and moved["team_id"] == ada["team_id"]
+    player = Player.objects.get(id=ada["player_id"])
+    assert player.reclaim_code == "" and player.token == moved["token"] != ada["token"]
+    # The code is used up, and the old tablet's token no longer takes the seat.
+    status, again = post_json(
+        new, {"code": match.join_code, "name": "Ada", "team": "Blue", "secret": code}, new_csrf
+    )
+    assert status == 409 and again["code"] == "seat_taken"
+    status, again = post_json(
+        old, {"code": match.join_code, "name": "Ada", "team": "Blue", "secret": ada["token"]}, old_csrf
+    )
+    assert status == 409 and again["code"] == "seat_taken"
+    assert Player.objects.filter(match=match, name="Ada").count() == 1
+
+
+def test_reclaim_codes_and_the_roster_need_moderator_rights(match: Match, organiser: Client) -> None:
+    ada = services.join_match(code=match.join_code, name="Ada", team="Blue")
+    url = f"/api/match/{match.join_code}/players"
+    reclaim_url = f"{url}/{ada.id}/reclaim"
+    anonymous = Client()
+    assert anonymous.get(url).status_code == 403 and anonymous.get(url).json()["code"] == "forbidden"
+    assert anonymous.post(reclaim_url, headers={"X-Moderator-Token": "wrong"}).status_code == 403
+    by_token = anonymous.get(url, headers={"X-Moderator-Token": match.moderator_token})
+    assert [p["name"] for p in by_token.json()["players"]] == ["tfidf", "Ada"]
+    assert Player.objects.get(id=ada.id).reclaim_code == ""
+    # With the token but without the page's CSRF token: refused (a cross-site form cannot set the header,
+    # and a session-authorised request must come from the dashboard page).
+    strict = Client(enforce_csrf_checks=True)
+    strict.get(f"/moderator/{match.join_code}/?token={match.moderator_token}")
+    assert strict.post(reclaim_url).json()["code"] == "csrf"
+    assert Player.objects.get(id=ada.id).reclaim_code == ""
+    issued = organiser.post(reclaim_url).json()
+    assert Player.objects.get(id=ada.id).reclaim_code == issued["reclaim_code"]
+    bot = match.players.get(name="tfidf")
+    missing = organiser.post(f"{url}/{bot.id}/reclaim")  # bots have no reclaimable seat
+    assert missing.status_code == 404 and missing.json()["code"] == "not_found"
+
+
+def test_a_join_flood_from_one_address_is_rate_limited(match: Match, settings) -> None:
+    assert settings.JOIN_RATE_LIMIT == "10/m"
+    client, csrf = tablet(match.join_code)
+    statuses = [
+        post_json(client, {"code": match.join_code, "name": f"p{k}", "team": "Red"}, csrf)[0]
+        for k in range(10)
+    ]
+    assert statuses == [200] * 10
+    response = client.post(
+        "/api/join",
+        json.dumps({"code": match.join_code, "name": "p10", "team": "Red"}),
+        content_type="application/json",
+        headers={"X-CSRFToken": csrf},
+    )
+    assert response.status_code == 429 and response["Retry-After"] == "60"
+    assert response.json()["code"] == "rate_limited" and response.json()["message"]
+    assert not Player.objects.filter(name="p10").exists()
+    # Failed guesses count too (they are what a reclaim-code guesser sends) …
+    assert (
+        post_json(client, {"code": match.join_code, "name": "p1", "team": "Red", "secret": "x"}, csrf)[0]
+        == 429
+    )
+    # … and the limit is per client address: another tablet still joins.
+    other = Client(REMOTE_ADDR="10.0.0.7")
+    status, _ = post_json(other, {"code": match.join_code, "name": "p10", "team": "Red"})
+    assert status == 200
 
 
 @pytest.mark.parametrize(
@@ -279,7 +459,7 @@ def fit(match: Match) -> Fit:
     return fit
 
 
-def test_analysis_page_shows_the_latest_live_fit(client: Client, fit: Fit) -> None:
+def test_analysis_page_shows_the_latest_live_fit(client: Client, organiser: Client, fit: Fit) -> None:
     Fit.objects.create(dataset="other", snapshot_hash="x", settings_hash="y", status=Fit.Status.DONE)
     response = client.get("/analysis/")
     html = response.content.decode()
@@ -299,7 +479,11 @@ def test_analysis_page_shows_the_latest_live_fit(client: Client, fit: Fit) -> No
     assert rows[t1]["bot_buzz"]["index"] == pytest.approx(9.0)
     assert rows[t2]["human_buzz"] is None
     assert rows[t2]["advscore"] is None and rows[t2]["delta"] is None  # NaN shown as "—"
-    assert "Zanzibar" in html  # analysts see answers
+    # The fit's match has not ended: its answer lines are for logged-in users only.
+    assert "Zanzibar" not in html and rows[t1]["answer_hidden"] is True
+    assert "Zanzibar" in organiser.get("/analysis/").content.decode()
+    Match.objects.filter(id=fit_match(fit)).update(status=Match.Status.ENDED)
+    assert "Zanzibar" in client.get("/analysis/").content.decode()  # once it ended, everyone
     assert '<script src="/vendor/plotly.min.js"' in html
 
     plots = json.loads(html.split('id="plot-data" type="application/json">')[1].split("</script>")[0])
@@ -312,6 +496,10 @@ def test_analysis_page_shows_the_latest_live_fit(client: Client, fit: Fit) -> No
 
     assert client.get(f"/analysis/fit/{fit.id}/").context["fit"] == fit
     assert client.get("/analysis/fit/999999/").status_code == 404
+
+
+def fit_match(fit: Fit) -> int:
+    return Response.objects.filter(dataset=fit.dataset).values_list("match_id", flat=True).first()
 
 
 def match_tossups(fit: Fit) -> tuple[int, int]:
@@ -338,6 +526,6 @@ def test_fit_export_json_and_csv(client: Client, fit: Fit) -> None:
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
 
 
-def test_blank_tossup_count_takes_the_whole_packet(client: Client, packet: Packet) -> None:
-    assert client.post("/moderator/", create_post(packet, n_tossups="")).status_code == 302
+def test_blank_tossup_count_takes_the_whole_packet(organiser: Client, packet: Packet) -> None:
+    assert organiser.post("/moderator/", create_post(packet, n_tossups="")).status_code == 302
     assert len(Match.objects.get().tossup_ids) == 5

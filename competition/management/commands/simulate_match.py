@@ -153,7 +153,10 @@ class Command(BaseCommand):
             if guesser is not None:
                 bots_to_run.append((guesser, bot_tokens[opts["bot"]]))
             if replay is not None:
-                bots_to_run.append((ReplayGuesser(replay[1]), bot_tokens[replay[0]]))
+                # The question → source id map comes from the database here, never from the server's
+                # payloads (players and bots are not told source ids: they would give answers away).
+                question_map = {str(t.id): t.external_id for t in tossups if t.external_id}
+                bots_to_run.append((ReplayGuesser(replay[1], question_map), bot_tokens[replay[0]]))
             bot_urls = [(g, f"{ws}/ws/match/{match.join_code}/play/?token={tok}") for g, tok in bots_to_run]
             mod_url = f"{ws}/ws/match/{match.join_code}/moderate/?token={match.moderator_token}"
             events = asyncio.run(self._play(sims, bot_urls, mod_url, opts))

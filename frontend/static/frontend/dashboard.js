@@ -18,6 +18,7 @@ const socket = new MatchSocket({
   onSnapshot(state, seq) {
     m = modelFromSnapshot(state);
     protests = state.protests || [];
+    loadRoster();
     log(`snapshot at seq ${seq} (${m.status}, ${m.phase})`);
     render();
   },
@@ -206,5 +207,60 @@ document.addEventListener("keydown", (ev) => {
     rule(outcome);
   }
 });
+
+// --- seats: the roster and one-time reclaim codes (HTTP; moderator token + CSRF) ----------
+const reclaimCodes = new Map(); // player_id -> code issued in this page
+
+async function api(url, method = "GET") {
+  const res = await fetch(url, {
+    method,
+    headers: { "X-Moderator-Token": page.token, "X-CSRFToken": page.csrf || "" },
+    credentials: "same-origin",
+  });
+  const body = await res.json().catch(() => ({ code: "http", message: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(body.message || body.code);
+  return body;
+}
+
+async function loadRoster() {
+  let body;
+  try {
+    body = await api(`/api/match/${encodeURIComponent(page.code)}/players`);
+  } catch (err) {
+    toast(`players: ${err.message}`);
+    return;
+  }
+  $("roster").innerHTML = body.players
+    .map((p) => {
+      const code = reclaimCodes.get(p.player_id);
+      const action = p.kind !== "human"
+        ? '<span class="muted">bot</span>'
+        : code && p.reclaim_pending
+          ? `reclaim code <strong class="mono reclaim-code">${escapeHtml(code)}</strong>`
+          : `<button type="button" data-reclaim="${p.player_id}">issue reclaim code</button>${p.reclaim_pending ? ' <span class="muted">(a code is pending)</span>' : ""}`;
+      return `<tr data-player="${p.player_id}"><td>#${p.player_id}</td><td>${escapeHtml(p.name)}</td><td>${escapeHtml(p.team)}</td><td>${action}</td></tr>`;
+    })
+    .join("");
+}
+
+$("roster").addEventListener("click", async (ev) => {
+  const btn = ev.target.closest("button[data-reclaim]");
+  if (!btn) return;
+  const id = Number(btn.dataset.reclaim);
+  const row = btn.closest("tr");
+  const name = row ? row.children[1].textContent : `player ${id}`;
+  if (!confirm(`Issue a reclaim code for ${name}? Whoever types it with that name takes the seat, and the old tablet loses it.`)) return;
+  try {
+    const body = await api(`/api/match/${encodeURIComponent(page.code)}/players/${id}/reclaim`, "POST");
+    reclaimCodes.set(id, body.reclaim_code);
+    toast(`Reclaim code for ${body.name}: ${body.reclaim_code}`, "info", 10000);
+  } catch (err) {
+    toast(`reclaim: ${err.message}`);
+  }
+  loadRoster();
+});
+$("roster-refresh").addEventListener("click", loadRoster);
+// Lobby joins publish no event: refresh the roster now and then (cheap: one small query).
+setInterval(() => { if (document.visibilityState === "visible") loadRoster(); }, 10000);
 
 socket.connect();

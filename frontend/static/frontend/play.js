@@ -1,11 +1,15 @@
 // The player tablet: join, then the `play` socket. Words appear as `words` events arrive; the
 // buzz sends the index of the last word shown on this screen.
+// The seat's token is this tablet's secret: kept in localStorage, it reconnects the socket
+// and gets the seat back from /api/join; a name alone never does (another tablet needs a
+// one-time reclaim code from the moderator).
 import {
   ClockOffset, Countdown, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot,
   pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast,
 } from "./match.js";
 
 const SEAT_KEY = "tossup.seat";
+const TOKENS_KEY = "tossup.tokens"; // {"CODE:name": token} of seats this tablet has held
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 
@@ -36,23 +40,58 @@ async function loadTeams() {
   select.innerHTML = body.teams.map((t) => `<option>${escapeHtml(t.name)}</option>`).join("");
 }
 
+function knownTokens() {
+  try {
+    return JSON.parse(localStorage.getItem(TOKENS_KEY) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+function rememberToken(code, name, token) {
+  const tokens = knownTokens();
+  if (token) tokens[`${code}:${name}`] = token;
+  else delete tokens[`${code}:${name}`];
+  localStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
+}
+
 async function join(ev) {
   ev.preventDefault();
   const payload = { code: $("join-code").value.trim().toUpperCase(), name: $("join-name").value.trim(), team: $("join-team").value };
-  const res = await fetch("/api/join", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(payload) });
-  const body = await res.json();
+  // The secret: a reclaim code typed from the moderator, else this tablet's own token for the seat.
+  payload.secret = $("join-reclaim").value.trim() || knownTokens()[`${payload.code}:${payload.name}`] || "";
+  let res;
+  let body;
+  try {
+    res = await fetch("/api/join", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": page.csrf || "" },
+      credentials: "same-origin",
+      body: JSON.stringify(payload),
+    });
+    body = await res.json();
+  } catch {
+    $("join-error").textContent = "Cannot reach the server: check the network and try again.";
+    return;
+  }
   if (!res.ok) {
-    $("join-error").textContent = body.message;
+    $("join-error").textContent = body.message || body.code;
+    if (body.code === "seat_taken") {
+      $("reclaim").open = true;
+      $("join-reclaim").focus();
+    }
     return;
   }
   seat = { ...body, name: payload.name, team: payload.team };
   localStorage.setItem(SEAT_KEY, JSON.stringify(seat));
+  rememberToken(seat.code, seat.name, seat.token);
+  $("join-reclaim").value = "";
   startGame();
 }
 
 function leave() {
   if (socket) socket.close();
-  localStorage.removeItem(SEAT_KEY);
+  localStorage.removeItem(SEAT_KEY); // the token stays in TOKENS_KEY: this tablet can rejoin the seat
   seat = null;
   location.href = "/play/";
 }
@@ -82,6 +121,7 @@ function startGame() {
       setConn(s);
       if (s === "forbidden") {
         localStorage.removeItem(SEAT_KEY);
+        rememberToken(seat.code, seat.name, null); // the seat moved to another tablet
         $("game").hidden = true;
         $("join").hidden = false;
         $("join-error").textContent = "That seat is no longer valid: join again.";

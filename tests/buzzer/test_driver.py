@@ -1,0 +1,179 @@
+"""The reading driver's durability on the real Redis and a transactional database: the
+match clock stops while nobody drives it (a killed server, a Redis outage), and the driver
+outlives Redis and database errors. (Lease hand-over between processes: test_rooms.py.)"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import OperationalError
+
+from buzzer import driver as driving
+from competition import game, services
+from competition.models import Match, MatchEvent, Player
+from config import launcher
+from tests.support.factories import make_match
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WINDOW = 5.0  # answer window, s
+
+
+@database_sync_to_async
+def events(match: Match) -> list[tuple[str, dict[str, Any], str]]:
+    return list(
+        MatchEvent.objects.filter(match=match).order_by("seq").values_list("type", "payload", "actor")
+    )
+
+
+@database_sync_to_async
+def state(match: Match) -> game.MatchState:
+    return game.MatchState.from_dict(Match.objects.get(pk=match.pk).state)
+
+
+def contiguous(rows: list[tuple[str, dict[str, Any], str]]) -> bool:
+    position = 0
+    for kind, payload, _ in rows:
+        if kind == "words":
+            if payload["start"] != position:
+                return False
+            position += len(payload["words"])
+    return True
+
+
+async def until(pred, timeout: float) -> None:
+    async with asyncio.timeout(timeout):
+        while not await pred():
+            await asyncio.sleep(0.05)
+
+
+async def test_a_server_killed_in_an_answer_window_leaves_the_buzzer_its_answer_time_on_restart(monkeypatch):
+    """Killed ~0.3 s into Alice's 5 s answer window, back 25 s later: she still has ~4.7 s,
+    and no timeout (−5) is ruled for the time nobody drove the match."""
+    base = time.time() - 25.0
+
+    @database_sync_to_async
+    def play_until_killed() -> Match:
+        match = make_match(config={"wpm": 600, "answer_window": WINDOW, "auto_rule": True})
+        alice = Player.objects.get(match=match, name="alice")
+        run = services.apply_command
+        run(match_id=match.id, command=game.Start(), actor="moderator", now=base)
+        run(match_id=match.id, command=game.Tick(), actor="driver", now=base + 1.0)
+        services.buzz(
+            match_id=match.id,
+            player_id=alice.id,
+            question_id=match.tossup_ids[0],
+            token_index=9,
+            client_time=None,
+            corrected_press_at=None,
+            now=base + 1.01,
+        )
+        run(match_id=match.id, command=game.Tick(), actor="driver", now=base + 1.2)  # Alice won the race
+        Match.objects.filter(pk=match.pk).update(driven_at=base + 1.5)  # the dead server's last heartbeat
+        return match
+
+    match = await play_until_killed()
+    before = await state(match)
+    assert before.tossup is not None and before.tossup.buzz is not None
+    remaining = before.tossup.buzz["answer_deadline"] - (base + 1.5)
+    assert WINDOW - 0.5 < remaining < WINDOW  # the window opened when the race closed (≈ base + 1.16)
+    head = len(await events(match))
+
+    monkeypatch.setattr(driving, "PROCESS_ID", "restarted")
+    driver = driving.Driver(match.id)
+    driver.start()
+    try:
+        await until(lambda: _driving(driver), timeout=5)
+        restarted_at = time.time()
+        after = await state(match)
+        await asyncio.sleep(1.0)  # a tick or heartbeat would fire an overdue deadline now
+        late = await events(match)
+    finally:
+        await driver.stop()
+    assert after.tossup is not None and after.tossup.buzz is not None
+    assert after.tossup.buzz["player_id"] == before.tossup.buzz["player_id"]
+    left = after.tossup.buzz["answer_deadline"] - restarted_at
+    assert left == pytest.approx(remaining, abs=driving.HEARTBEAT_S)
+    new = late[head:]
+    assert [k for k, _, _ in new] == ["paused", "resumed"]  # one recovery, no buzz_ruled
+    assert {a for _, _, a in new} == {"driver"}
+    assert new[1][1]["shift"] == pytest.approx(restarted_at - (base + 1.5), abs=0.5)
+    stored = await database_sync_to_async(lambda: Match.objects.get(pk=match.pk).driven_at)()
+    assert stored is not None and stored >= restarted_at - 0.1  # the heartbeat runs again
+
+
+async def _driving(driver: driving.Driver) -> bool:
+    return driver.holding
+
+
+async def test_the_driver_stops_the_clock_during_a_redis_outage_and_resumes_after_it(monkeypatch, settings):
+    """Redis (the lease) down for 3 s mid-tossup: no word is revealed while the lease cannot be
+    renewed, the driver survives, and the reading carries on where it stopped."""
+    port = launcher.free_port()
+    url, redis = launcher.start_redis(port)
+    settings.REDIS_URL = url
+    monkeypatch.setattr(driving, "PROCESS_ID", "only")
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=80)
+    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    driver = driving.Driver(match.id)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 5), timeout=5)
+        redis.kill()
+        redis.wait(timeout=5)
+        down_at = time.time()
+        await asyncio.sleep(3.0)
+        assert driver._task is not None and not driver._task.done()
+        assert not driver.holding
+        _, redis = launcher.start_redis(port)
+        back_at = time.time()
+        await until(lambda: _driving(driver), timeout=5)
+        resumed_by = time.time()
+        await until(lambda: _words_at_least(match, 30), timeout=10)
+    finally:
+        await driver.stop()
+        launcher.stop(redis)
+    rows = await events(match)
+    revealed = [p["revealed_at"] for k, p, _ in rows if k == "words"]
+    # The lease is renewed every LEASE_MS/3: ticks may run that long into the outage, none after.
+    assert not [t for t in revealed if down_at + driving.LEASE_MS / 3000 + 0.2 < t < back_at]
+    assert resumed_by - back_at < 2 * driving.LEASE_MS / 3000
+    kinds = [k for k, _, _ in rows]
+    assert kinds.count("paused") == kinds.count("resumed") == 1
+    shift = next(p["shift"] for k, p, _ in rows if k == "resumed")
+    assert shift == pytest.approx(back_at - down_at, abs=1.5)
+    assert contiguous(rows)
+    after_resume = [p for k, p, _ in rows[kinds.index("resumed") :] if k == "words"]
+    assert max(len(p["words"]) for p in after_resume) <= 2  # read at speed, no dump of the gap
+
+
+async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    real = services.apply_command
+    failures = {"left": 3}
+
+    def flaky(**kw: Any) -> services.Applied:
+        if isinstance(kw.get("command"), game.Tick) and failures["left"]:
+            failures["left"] -= 1
+            raise OperationalError("database is locked")
+        return real(**kw)
+
+    monkeypatch.setattr(services, "apply_command", flaky)
+    driver = driving.Driver(match.id)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 15), timeout=10)
+    finally:
+        await driver.stop()
+    assert failures["left"] == 0
+    assert contiguous(await events(match))
+
+
+async def _words_at_least(match: Match, n: int) -> bool:
+    rows = await events(match)
+    return sum(len(p["words"]) for k, p, _ in rows if k == "words") >= n

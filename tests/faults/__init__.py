@@ -1,0 +1,1 @@
+"""Fault injection against a real `manage.py serve`: see conftest.py for the harness."""
