@@ -58,6 +58,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     # Seat frames (buzz, answer, bonus_answer) per seat across all its sockets in this process.
     seat_limiter = protocol.SeatLimiter()
+    # No channel-layer channel per connection: events arrive through the process's Room (one
+    # subscription per match). An alias that is not configured makes Channels skip it, so a
+    # connection made while Redis is down reaches connect() and gets ``unavailable``, not a 500.
+    channel_layer_alias = "none: events come through the Room"
 
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
@@ -65,7 +69,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self.room: Room | None = None
         self._heartbeat: asyncio.Task | None = None
         self._accepted = False
-        self.match_id: int | None = None
+        self.match_id = 0  # until authenticated (never a real match id)
         query = parse_qs(self.scope.get("query_string", b"").decode(errors="replace"))
         token = (query.get("token") or [""])[0]
         try:

@@ -187,6 +187,7 @@ class Room:
     def resync_all(self) -> None:
         """Tell every member to fetch a fresh snapshot (after events may have been missed)."""
         self.resyncs += 1
+        self.last_seq = None  # the snapshots cover whatever was missed: no gap to report next
         for member in list(self.members):
             if getattr(member, "resync", None) is not None and not self._outlet(member).offer(-1, _RESYNC):
                 self.drop(member, SLOW_CONSUMER, "send queue full")

@@ -200,13 +200,27 @@ def stop(*procs: subprocess.Popen | None) -> None:
 log = logging.getLogger("tossup.serve")
 
 
+def _libc_prctl() -> Callable[..., int] | None:
+    """libc's prctl, resolved in the parent: the child between fork and exec must not import
+    (another thread of the supervisor may hold the import lock)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        return ctypes.CDLL("libc.so.6", use_errno=True).prctl
+    except (ImportError, OSError):
+        return None
+
+
+_PRCTL = _libc_prctl()
+
+
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
     """Linux: the child gets SIGTERM when the supervisor dies (even by SIGKILL), so no
     orphaned server keeps the port."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
 
 
 @dataclass
@@ -237,7 +251,7 @@ class Child:
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            preexec_fn=_die_with_parent if _PRCTL is not None else None,
         )
         self.started_at = time.monotonic()
         if self.ready is not None:

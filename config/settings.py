@@ -121,6 +121,9 @@ CHANNEL_LAYERS = {
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
 CELERY_TASK_ACKS_LATE = True
+# Tasks store their work in the database and nobody reads Celery results: without this,
+# sending a task subscribes to the result store first, which stalls ~15 s while Redis is down.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # IRT fits run on their own queue so a long refit never delays other work.

@@ -5,6 +5,11 @@ guesser on the newest word (in a worker thread, skipping words that arrived whil
 when the confidence reaches the threshold, answers its own granted buzz and prompts, and answers the bonus
 parts of its own team. Candidate guesses leave the process only inside the bot's own ``answer`` and
 ``bonus_answer`` frames.
+
+The connection is kept alive the way docs/PROTOCOL.md asks: heartbeats are answered at once, a heartbeat
+whose seq is past the last applied one (an event was missed) asks for a ``resync``, and a server silent for
+``SILENT_SERVER`` seconds, or a connection dropped by the server (close 1011, 4408, a broken socket), is
+replaced by a new one with backoff; the bot's state is rebuilt from the new snapshot.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake, InvalidStatus
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+SILENT_SERVER = 15.0  # seconds without any frame (heartbeats come every 5 s) before reconnecting
+BACKOFF = (0.5, 5.0)  # reconnection backoff: first and largest wait, seconds
+FORBIDDEN = 4403  # the server's close code for a bad token: reconnecting cannot help
 
 
 class Guesser(Protocol):
@@ -252,6 +260,12 @@ class _Bot:
         kind = frame.get("type")
         if kind == "snapshot":
             return await self.on_snapshot(frame)
+        if kind == "heartbeat":
+            await self.send({"type": "heartbeat_ack", "server_time": frame.get("server_time")})
+            seq = frame.get("seq")
+            if isinstance(seq, int) and seq > self.seq:  # an event sent to us never arrived
+                await self.send({"type": "resync", "after_seq": self.seq})
+            return False
         if kind == "event":
             seq = frame.get("seq")
             # Gaps in seq are normal (moderator-only events are not sent to seats); the server
@@ -281,6 +295,40 @@ async def _ping_loop(bot: _Bot, interval: float) -> None:
         await bot.send({"type": "ping", "client_time": time.time()})
 
 
+async def _session(bot: _Bot, ws: ClientConnection, ping_interval: float, silent_after: float) -> str:
+    """Play on one connection. Returns ``ended`` (match over), ``closed`` (the server closed it
+    cleanly, or refused the token) or ``lost`` (silent server, dropped connection: reconnect)."""
+    bot.ws = ws
+    helpers = [asyncio.create_task(bot.guess_loop()), asyncio.create_task(_ping_loop(bot, ping_interval))]
+    try:
+        while True:
+            try:
+                message = await asyncio.wait_for(ws.recv(), silent_after)
+            except TimeoutError:
+                bot.log(f"no frame from the server for {silent_after:g} s: reconnecting")
+                return "lost"
+            try:
+                frame = json.loads(message)
+            except json.JSONDecodeError:
+                bot.log(f"ignored a non-JSON frame: {str(message)[:80]!r}")
+                continue
+            if isinstance(frame, dict) and await bot.on_frame(frame):
+                return "ended"
+    except ConnectionClosedOK:
+        bot.log("connection closed")
+        return "closed"
+    except ConnectionClosed as exc:
+        code = exc.rcvd.code if exc.rcvd is not None else None
+        bot.log(f"connection lost (close code {code})")
+        return "closed" if code == FORBIDDEN else "lost"
+    finally:
+        for task in helpers:
+            task.cancel()
+        for task in helpers:
+            with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
+                await task
+
+
 async def run_bot(
     url: str,
     guesser: Guesser,
@@ -289,35 +337,40 @@ async def run_bot(
     min_tokens: int = 0,
     log: Callable[[str], None] | None = None,
     ping_interval: float = 5.0,
+    silent_after: float = SILENT_SERVER,
+    reconnects: int = 20,
 ) -> dict[str, int]:
-    """Play one match as a bot seat until ``match_ended`` or the socket closes.
+    """Play one match as a bot seat until ``match_ended``, a clean close by the server, or
+    ``reconnects`` failed reconnection attempts in a row.
 
     url: the full play endpoint, ``ws://HOST:PORT/ws/match/<join_code>/play/?token=<bot token>``.
     threshold: buzz when the guesser's confidence ≥ threshold (confidence in [0, 1]).
     min_tokens: never buzz before this many tokens are revealed.
     log: receives human-readable lines (default: this module's logger at INFO).
+    silent_after: seconds without a frame after which the server is presumed gone (reconnect).
     Returns counters ``{"buzzes", "correct", "wrong", "bonus_answers", "bonus_correct", "errors"}`` where
-    ``buzzes`` counts the bot's buzzes that won the race. Raises the ``websockets`` error if the connection
-    cannot be opened.
+    ``buzzes`` counts the bot's buzzes that won the race. Raises the ``websockets`` error if the first
+    connection cannot be opened.
     """
-    async with connect(url, compression=None) as ws:
-        bot = _Bot(ws, guesser, threshold, min_tokens, log or logger.info)
-        helpers = [asyncio.create_task(bot.guess_loop()), asyncio.create_task(_ping_loop(bot, ping_interval))]
+    bot: _Bot | None = None
+    failures, backoff = 0, BACKOFF[0]
+    while True:
         try:
-            async for message in ws:
-                try:
-                    frame = json.loads(message)
-                except json.JSONDecodeError:
-                    bot.log(f"ignored a non-JSON frame: {str(message)[:80]!r}")
-                    continue
-                if isinstance(frame, dict) and await bot.on_frame(frame):
-                    break
-        except ConnectionClosed:
-            bot.log("connection closed")
-        finally:
-            for task in helpers:
-                task.cancel()
-            for task in helpers:
-                with contextlib.suppress(asyncio.CancelledError, ConnectionClosed):
-                    await task
-        return bot.stats
+            async with connect(url, compression=None, close_timeout=2) as ws:
+                if bot is None:
+                    bot = _Bot(ws, guesser, threshold, min_tokens, log or logger.info)
+                failures, backoff = 0, BACKOFF[0]
+                if await _session(bot, ws, ping_interval, silent_after) != "lost":
+                    return bot.stats
+        except (OSError, TimeoutError, InvalidHandshake) as exc:
+            if bot is None:
+                raise
+            if isinstance(exc, InvalidStatus) and exc.response.status_code in (403, 404):
+                bot.log(f"reconnection refused ({exc}); stopping")
+                return bot.stats
+            failures += 1
+            bot.log(f"reconnection failed ({exc!r}); attempt {failures} of {reconnects}")
+            if failures >= reconnects:
+                return bot.stats
+        await asyncio.sleep(backoff)
+        backoff = min(backoff * 2, BACKOFF[1])

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from websockets.asyncio.server import ServerConnection, serve
+from websockets.exceptions import ConnectionClosed
 
 ME, MY_TEAM, THEM, THEIR_TEAM = 7, 2, 9, 3
 TIMEOUT = 5.0
@@ -23,6 +25,7 @@ class Session:
         self.seq = 0
         self.frames: list[dict[str, Any]] = []  # everything the bot sent except pings
         self.pings = 0
+        self.heartbeat_acks: list[float] = []  # server_time echoed by each heartbeat_ack
         self.inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.granted: set[Any] = set()  # question ids on which the bot's buzz was announced
 
@@ -32,6 +35,9 @@ class Session:
             if frame["type"] == "ping":
                 assert isinstance(frame["client_time"], float)
                 self.pings += 1
+                continue
+            if frame["type"] == "heartbeat_ack":
+                self.heartbeat_acks.append(frame["server_time"])
                 continue
             if frame["type"] == "answer":
                 assert frame["question_id"] in self.granted, f"answer before its buzz was granted: {frame}"
@@ -43,6 +49,14 @@ class Session:
         if name == "buzz" and data["player_id"] == ME:
             self.granted.add(data["question_id"])
         await self.ws.send(json.dumps({"type": "event", "seq": self.seq, "event": name, "data": data}))
+
+    async def heartbeat(self, seq: int | None = None) -> float:
+        """Send a heartbeat naming ``seq`` (default: the last seq sent); returns its server_time."""
+        now = time.time()
+        await self.ws.send(
+            json.dumps({"type": "heartbeat", "server_time": now, "seq": self.seq if seq is None else seq})
+        )
+        return now
 
     async def words(self, qid: int, start: int, *words: str) -> None:
         await self.event("words", question_id=qid, start=start, words=list(words), revealed_at=time.time())
@@ -66,19 +80,26 @@ async def until(condition: Callable[[], bool]) -> None:
 
 
 async def play(
-    script: Callable[[Session], Awaitable[None]], bot: Callable[[str], Awaitable[T]]
+    script: Callable[[Session], Awaitable[None]] | list[Callable[[Session], Awaitable[None]]],
+    bot: Callable[[str], Awaitable[T]],
+    sessions: list[Session] | None = None,
 ) -> tuple[T, Session]:
-    """Serve one connection with ``script`` while ``bot(url)`` plays; return (bot result, session)."""
-    sessions: list[Session] = []
+    """Serve each connection with ``script`` (or the next of a list of scripts, one per
+    connection: reconnections) while ``bot(url)`` plays; return (bot result, first session).
+    ``sessions``, when given, collects every connection's session."""
+    sessions = [] if sessions is None else sessions
+    scripts = script if isinstance(script, list) else [script]
     failures: list[BaseException] = []
 
     async def handler(ws: ServerConnection) -> None:
         session = Session(ws)
         sessions.append(session)
+        script = scripts[min(len(sessions), len(scripts)) - 1]
         pump = asyncio.create_task(session.pump())
         try:
             await script(session)
-            await asyncio.wait_for(pump, TIMEOUT)  # ends when the bot closes the socket
+            with contextlib.suppress(ConnectionClosed):  # e.g. the script closed it with 1011
+                await asyncio.wait_for(pump, TIMEOUT)  # ends when the socket closes
         except BaseException as exc:  # re-raised in the test, not lost in the server's log
             failures.append(exc)
             raise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -241,3 +242,72 @@ async def test_a_failing_guesser_does_not_end_the_match() -> None:
 
     stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
     assert stats["bonus_answers"] == 1
+
+
+async def test_heartbeats_are_answered_and_a_missed_event_asks_for_a_resync() -> None:
+    async def script(s: Session) -> None:
+        await s.ws.send(snapshot(seq=10))
+        s.seq = 10
+        sent = await s.heartbeat()  # nothing missed: just an ack
+        await until(lambda: s.heartbeat_acks == [sent])
+        await s.quiet()
+        s.seq += 1  # event 11 was sent to this seat but lost on the way
+        missed = await s.heartbeat()
+        resync = await s.expect("resync")
+        assert resync["after_seq"] == 10 and s.heartbeat_acks == [sent, missed]
+        # The answer to a resync (or a server-pushed resync) is a snapshot, at any time.
+        tossup = {"index": 0, "question_id": 4, "token_count": 9, "words_revealed": ["a"], "locked_teams": []}
+        await s.ws.send(snapshot({**tossup, "buzz": None}, seq=11))
+        await s.heartbeat()
+        await s.quiet()  # caught up: no second resync
+        await s.event("match_ended", scores={})
+
+    _, session = await play(script, lambda url: run_bot(url, ScriptedGuesser(trigger="never"), threshold=0.5))
+    assert [f["type"] for f in session.frames] == ["resync"] and len(session.heartbeat_acks) == 3
+
+
+async def test_a_silent_server_is_replaced_by_a_new_connection() -> None:
+    guesser = ScriptedGuesser(trigger="gamma")
+    sessions: list[Session] = []
+
+    async def silent(s: Session) -> None:
+        await s.ws.send(snapshot())
+        await s.event("tossup_started", index=0, question_id=2, token_count=9, category="Art")
+        await asyncio.sleep(1.5)  # a server gone quiet (no close): the bot must give up on it
+
+    async def back(s: Session) -> None:
+        tossup = {
+            "index": 0,
+            "question_id": 2,
+            "token_count": 9,
+            "words_revealed": ["a", "gamma"],
+            "locked_teams": [],
+        }
+        await s.ws.send(snapshot({**tossup, "buzz": None}, seq=5))
+        s.seq = 5
+        buzz = await s.expect("buzz")
+        assert (buzz["question_id"], buzz["token_index"]) == (2, 1)
+        await s.event("match_ended", scores={})
+
+    started = time.monotonic()
+    await play([silent, back], lambda url: run_bot(url, guesser, threshold=0.5, silent_after=0.5), sessions)
+    assert len(sessions) == 2 and time.monotonic() - started < 5
+
+
+async def test_a_connection_the_server_drops_is_reconnected_but_a_refused_token_is_not() -> None:
+    sessions: list[Session] = []
+
+    async def dropped(s: Session) -> None:
+        await s.ws.send(snapshot())
+        await s.ws.close(code=1011, reason="unavailable")
+
+    async def refused(s: Session) -> None:
+        await s.ws.send(
+            json.dumps({"type": "error", "code": "forbidden", "message": "bad token", "ref": None})
+        )
+        await s.ws.close(code=4403)
+
+    stats, _ = await play(
+        [dropped, refused], lambda url: run_bot(url, ScriptedGuesser(), threshold=0.5), sessions
+    )
+    assert len(sessions) == 2 and stats["errors"] == 1

@@ -27,7 +27,11 @@ async def connect(match: Match, role: str, token: str = "") -> WebsocketCommunic
 
 
 async def recv(comm: WebsocketCommunicator, timeout: float = 5.0) -> dict[str, Any]:
-    return json.loads(await comm.receive_from(timeout=timeout))
+    """The next frame that is not a heartbeat (those come every 5 s on their own)."""
+    while True:
+        frame = json.loads(await comm.receive_from(timeout=timeout))
+        if frame.get("type") != "heartbeat":
+            return frame
 
 
 async def until(comm: WebsocketCommunicator, pred, timeout: float = 10.0) -> tuple[dict, list[dict]]:
@@ -206,3 +210,209 @@ async def test_spectators_cannot_buzz_and_players_cannot_moderate():
     await watcher.send_to(text_data=json.dumps({"type": "buzz", "question_id": 1, "token_index": 0}))
     assert (await recv(watcher))["code"] == "forbidden"
     await watcher.disconnect()
+
+
+# --- hardening: hostile frames, floods, heartbeats, command ids, outages ---------------------
+
+
+async def recv_any(comm: WebsocketCommunicator, timeout: float = 5.0) -> dict[str, Any]:
+    return json.loads(await comm.receive_from(timeout=timeout))
+
+
+HOSTILE = [
+    ('{"type": []}', "unknown_type"),
+    ('{"type": {"a": 1}}', "unknown_type"),
+    ("[" * 1500 + "]" * 1500, "malformed"),
+    ('{"type": "ping", "client_time": 1.7e308}', "invalid"),
+    ('{"type": "ping", "client_time": NaN}', "invalid"),
+    ('{"type": "ping", "client_time": 1, "ref": {"x": 1}}', "invalid"),
+    ('{"type": "buzz", "question_id": 1, "token_index": 0}', "forbidden"),
+    ('{"type": "command", "name": "undo"}', "forbidden"),
+    ('{"type": "heartbeat_ack", "server_time": "soon"}', "invalid"),
+    ("x" * 5000, "malformed"),
+]
+
+
+async def test_hostile_frames_from_a_spectator_get_errors_and_the_room_keeps_reading():
+    match = await new_match(config={"wpm": 300})  # a word every 0.2 s
+    moderator = await connect(match, "moderate", match.moderator_token)
+    bystander = await connect(match, "play", (await seat(match, "bob")).token)
+    spectator = await connect(match, "watch")
+    for comm in (moderator, bystander, spectator):
+        assert (await recv(comm))["type"] == "snapshot"
+    await moderator.send_to(text_data=json.dumps({"type": "command", "name": "start"}))
+    await until(bystander, is_event("words"))
+    for text, code in HOSTILE:
+        await spectator.send_to(text_data=text)
+        frame, _ = await until(spectator, lambda f: f["type"] == "error")
+        assert frame["code"] == code, text[:40]
+    await spectator.send_to(bytes_data=b"\x00\x01")
+    assert (await until(spectator, lambda f: f["type"] == "error"))[0]["code"] == "malformed"
+    # The spectator still works, and the bystander still gets the words, in order, none skipped.
+    await spectator.send_to(text_data='{"type": "ping", "client_time": 1.5, "ref": "p"}')
+    pong, _ = await until(spectator, lambda f: f["type"] == "pong")
+    assert pong["client_time"] == 1.5
+    positions: list[int] = []
+    async with asyncio.timeout(10):
+        while not positions or positions[-1] < 12:
+            frame, _ = await until(bystander, is_event("words"))
+            positions.append(frame["data"]["start"] + len(frame["data"]["words"]) - 1)
+    assert positions == sorted(positions) and positions[-1] >= 12
+    actors = await database_sync_to_async(
+        lambda: set(MatchEvent.objects.filter(match=match).values_list("actor", flat=True))
+    )()
+    assert actors <= {"moderator", "driver"}  # nothing in the log came from the spectator
+    for comm in (moderator, bystander, spectator):
+        await comm.disconnect()
+
+
+async def test_25_sockets_on_one_seat_flooding_buzzes_reach_the_service_a_handful_of_times(monkeypatch):
+    from competition import services
+
+    calls: list[float] = []
+    real_buzz = services.buzz
+
+    def counting_buzz(**kw: Any):
+        calls.append(kw["now"])
+        return real_buzz(**kw)
+
+    monkeypatch.setattr(services, "buzz", counting_buzz)
+    from buzzer import consumers, protocol
+
+    monkeypatch.setattr(consumers.MatchConsumer, "seat_limiter", protocol.SeatLimiter())
+    match = await new_match(config={"wpm": 120}, words=60)  # a slow tossup: still reading throughout
+    alice = await seat(match, "alice")
+    moderator = await connect(match, "moderate", match.moderator_token)
+    await recv(moderator)
+    sockets = [await connect(match, "play", alice.token) for _ in range(25)]
+    for comm in sockets:
+        await recv(comm)
+    await moderator.send_to(text_data=json.dumps({"type": "command", "name": "start"}))
+    started, _ = await until(sockets[0], is_event("tossup_started"))
+    qid = started["data"]["question_id"]
+    buzz = json.dumps({"type": "buzz", "question_id": qid, "token_index": 0})
+    t0 = asyncio.get_running_loop().time()
+    for _ in range(40):  # 1,000 buzzes: each socket's whole per-socket burst
+        for comm in sockets:
+            await comm.send_to(text_data=buzz)
+    answers: dict[str, int] = {}
+    for comm in sockets:
+        for _ in range(40):
+            frame, _ = await until(comm, lambda f: f["type"] in ("ack", "error"))
+            key = frame["type"] if frame["type"] == "ack" else frame["code"]
+            answers[key] = answers.get(key, 0) + 1
+    elapsed = asyncio.get_running_loop().time() - t0
+    rows = await database_sync_to_async(
+        lambda: MatchEvent.objects.filter(match=match, type="buzz_received").count()
+    )()
+    print(
+        f"\n1,000 buzzes from 25 sockets on one seat in {elapsed:.2f} s: {len(calls)} reached the service; {answers}"
+    )
+    assert sum(answers.values()) == 1000  # every frame answered
+    assert len(calls) <= 5 + 2 * elapsed + 1  # the seat's burst, then 2/s
+    assert answers["rate_limited"] >= 1000 - len(calls)
+    assert rows == answers.get("ack", 0) == 1  # one buzz stored; the rest refused (team already buzzed)
+    for comm in (*sockets, moderator):
+        await comm.disconnect()
+
+
+async def test_heartbeats_carry_the_last_seq_and_their_acks_measure_the_delay_bound(monkeypatch):
+    from buzzer import protocol, rooms
+
+    monkeypatch.setattr(protocol, "HEARTBEAT_INTERVAL", 0.2)
+    match = await new_match()
+    comm = await connect(match, "play", (await seat(match, "bob")).token)
+    snap = await recv_any(comm)
+    assert snap["type"] == "snapshot"
+    beats = []
+    async with asyncio.timeout(5):
+        while len(beats) < 3:
+            frame = await recv_any(comm)
+            if frame["type"] == "heartbeat":
+                beats.append(frame)
+                await asyncio.sleep(0.05)  # the round trip: ≥ 50 ms
+                await comm.send_to(
+                    text_data=json.dumps({"type": "heartbeat_ack", "server_time": frame["server_time"]})
+                )
+    assert all(b["seq"] == snap["seq"] for b in beats)
+    # A forged echo (a server_time never sent) measures nothing.
+    await comm.send_to(text_data=json.dumps({"type": "heartbeat_ack", "server_time": 1.0}))
+    await asyncio.sleep(0.1)
+    (consumer,) = rooms.Room.rooms[match.id].members
+    assert 0.025 <= consumer.clock.delay_bound <= 0.5 / 2 and len(consumer.clock.rtts) >= 2
+    assert min(consumer.clock.rtts) < 1
+    await comm.disconnect()
+
+
+async def test_a_repeated_command_id_is_applied_once_and_acked_as_a_duplicate():
+    match = await new_match()
+    moderator = await connect(match, "moderate", match.moderator_token)
+    snap = await recv(moderator)
+    command = {"type": "command", "name": "start", "command_id": f"start:{{}}@{snap['seq']}"}
+    await moderator.send_to(text_data=json.dumps({**command, "ref": 1}))
+    first, _ = await until(moderator, lambda f: f["type"] in ("ack", "error"))
+    await moderator.send_to(text_data=json.dumps({**command, "ref": 2}))
+    second, _ = await until(moderator, lambda f: f["type"] in ("ack", "error"))
+    assert first["type"] == "ack" and "duplicate" not in first
+    assert second == {"type": "ack", "ref": 2, "seq": first["seq"], "duplicate": True}
+    started = await database_sync_to_async(
+        lambda: MatchEvent.objects.filter(match=match, type="match_started").count()
+    )()
+    assert started == 1
+    await moderator.disconnect()
+
+
+async def test_connecting_while_redis_is_down_gets_unavailable_not_a_crashed_handshake(monkeypatch):
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from buzzer import rooms
+    from config import launcher
+
+    dead = RedisPubSubChannelLayer(hosts=[f"redis://127.0.0.1:{launcher.free_port()}/0"])
+    monkeypatch.setattr(rooms, "get_channel_layer", lambda: dead)
+    monkeypatch.setattr(rooms, "JOIN_TIMEOUT", 1.0)
+    match = await new_match()
+    comm = await connect(match, "watch")
+    frame = await recv(comm)
+    assert frame["type"] == "error" and frame["code"] == "unavailable"
+    assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 1011}
+    assert match.id not in rooms.Room.rooms  # nobody left behind in a room
+    await comm.disconnect()
+
+
+async def test_connecting_while_the_database_is_down_gets_unavailable(monkeypatch):
+    from django.db import OperationalError
+
+    from buzzer import consumers
+
+    def down(*args: Any) -> None:
+        raise OperationalError("could not connect to server")
+
+    monkeypatch.setattr(consumers, "_authenticate", down)
+    match = await new_match()
+    comm = WebsocketCommunicator(application, f"/ws/match/{match.join_code}/watch/")
+    connected, _ = await comm.connect()
+    assert connected
+    assert (await recv(comm))["code"] == "unavailable"
+    assert (await comm.receive_output(timeout=2)) == {"type": "websocket.close", "code": 1011}
+    await comm.disconnect()
+
+
+async def test_an_unexpected_fault_is_answered_internal_and_the_connection_lives_on(monkeypatch):
+    from competition import services
+
+    def broken(**kw: Any):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(services, "flag_question", broken)
+    match = await new_match()
+    comm = await connect(match, "play", (await seat(match, "bob")).token)
+    await recv(comm)
+    await comm.send_to(
+        text_data=json.dumps({"type": "flag", "question_id": 1, "problem": "ambiguity", "ref": "f"})
+    )
+    frame, _ = await until(comm, lambda f: f["type"] == "error")
+    assert (frame["code"], frame["ref"]) == ("internal", "f")
+    await comm.send_to(text_data=json.dumps({"type": "ping", "client_time": 2.5}))
+    assert (await until(comm, lambda f: f["type"] == "pong"))[0]["client_time"] == 2.5
+    await comm.disconnect()

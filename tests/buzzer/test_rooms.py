@@ -273,3 +273,224 @@ async def test_a_driver_that_was_away_resumes_the_reading_instead_of_dumping_the
     after = [p for k, p, _ in rows[kinds.index("resumed") :] if k == "words"]
     assert after and max(len(p["words"]) for p in after) <= 2
     assert_contiguous([p for k, p, _ in rows if k == "words"])
+
+
+# --- isolation: no member can silence the room -----------------------------------------------
+
+
+class ResyncingMember(FakeMember):
+    """A member that also records resyncs and evictions (the consumer's side of the Room)."""
+
+    def __init__(self, *audiences: str):
+        super().__init__(*audiences)
+        self.resyncs = 0
+        self.evicted: int | None = None
+
+    async def resync(self) -> None:
+        self.resyncs += 1
+
+    async def evict(self, code: int) -> None:
+        self.evicted = code
+
+
+class RaisingMember(ResyncingMember):
+    async def push(self, seq: int, text: str) -> None:
+        if seq >= 3:
+            raise ConnectionResetError("peer gone")
+        await super().push(seq, text)
+
+
+class HangingMember(ResyncingMember):
+    """A tablet that went to sleep mid-send: the send never completes."""
+
+    async def push(self, seq: int, text: str) -> None:
+        await asyncio.Event().wait()
+
+
+class SlowMember(ResyncingMember):
+    async def push(self, seq: int, text: str) -> None:
+        await asyncio.sleep(0.05)
+        await super().push(seq, text)
+
+
+def words_message(seq: int) -> dict[str, Any]:
+    event = {"seq": seq, "event": "words", "data": {"start": seq}, "audience": "all", "actor": "t"}
+    return {"type": "match.events", "events": [event], "next_deadline": None}
+
+
+async def test_failing_hanging_and_slow_members_are_dropped_and_the_others_get_every_frame(monkeypatch):
+    monkeypatch.setattr(rooms, "SEND_TIMEOUT", 0.3)
+    monkeypatch.setattr(rooms, "QUEUE_SIZE", 50)
+    match = await new_match()
+    good = [ResyncingMember("all") for _ in range(5)]
+    raising, hanging, slow = RaisingMember("all"), HangingMember("all"), SlowMember("all")
+    members = [*good, raising, hanging, slow]
+    room = None
+    layer = get_channel_layer()
+    try:
+        for m in members:
+            room = await rooms.Room.join(match.id, m)
+        assert room is not None
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign] # no DB deadline here
+        started = time.monotonic()
+        for seq in range(1, 201):  # a burst: the slow member's queue (50) overflows
+            await layer.group_send(rooms.group_name(match.id), words_message(seq))
+        await eventually(lambda: all(len(m.frames) == 200 for m in good), timeout=10)
+        delivered_in = time.monotonic() - started
+        await eventually(lambda: room.members == set(good), timeout=5)
+        await eventually(lambda: None not in (raising.evicted, hanging.evicted, slow.evicted), timeout=5)
+    finally:
+        for m in members:
+            if room is not None:
+                await room.leave(m)
+    for m in good:
+        assert [seq for seq, _ in m.frames] == list(range(1, 201))
+    assert [seq for seq, _ in raising.frames] == [1, 2]
+    assert (raising.evicted, hanging.evicted, slow.evicted) == (
+        1011,
+        rooms.SLOW_CONSUMER,
+        rooms.SLOW_CONSUMER,
+    )
+    assert len(slow.frames) < 200 and room.dropped == 3
+    print(f"\n200 frames to 5 good members beside 3 bad ones in {delivered_in:.2f} s")
+    assert delivered_in < 5  # never waited on the hanging member's 0.3 s timeouts one after another
+
+
+async def test_a_member_whose_send_hangs_is_dropped_after_the_send_timeout(monkeypatch):
+    monkeypatch.setattr(rooms, "SEND_TIMEOUT", 0.3)
+    match = await new_match()
+    good, hanging = ResyncingMember("all"), HangingMember("all")
+    room = await rooms.Room.join(match.id, good)
+    await rooms.Room.join(match.id, hanging)
+    room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+    try:
+        started = time.monotonic()
+        for seq in (1, 2, 3):
+            await get_channel_layer().group_send(rooms.group_name(match.id), words_message(seq))
+        await eventually(lambda: hanging.evicted is not None, timeout=5)
+        dropped_in = time.monotonic() - started
+        await eventually(lambda: len(good.frames) == 3)
+    finally:
+        await room.leave(good)
+        await room.leave(hanging)
+    assert hanging.evicted == rooms.SLOW_CONSUMER and hanging not in room.members
+    assert 0.3 <= dropped_in < 2 and [seq for seq, _ in good.frames] == [1, 2, 3]
+
+
+class FlakyLayer:
+    """The real channel layer, whose ``receive`` raises once after ``fail_after`` messages
+    (as when the Redis connection breaks)."""
+
+    def __init__(self, fail_after: int):
+        self.layer = get_channel_layer()
+        self.fail_after = fail_after
+        self.received = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.layer, name)
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        message = await self.layer.receive(channel)
+        if message.get("type") != "room.probe":
+            self.received += 1
+            if self.received == self.fail_after:
+                raise ConnectionError("Redis went away")
+        return message
+
+
+async def test_the_listener_restarts_after_the_channel_layer_raises_and_members_resync(monkeypatch):
+    flaky = FlakyLayer(fail_after=3)
+    monkeypatch.setattr(rooms, "get_channel_layer", lambda: flaky)
+    match = await new_match()
+    members = [ResyncingMember("all") for _ in range(3)]
+    room = None
+    try:
+        for m in members:
+            room = await rooms.Room.join(match.id, m)
+        assert room is not None
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        group = rooms.group_name(match.id)
+        for seq in (1, 2, 3):  # the third is lost with the failing receive
+            await flaky.layer.group_send(group, words_message(seq))
+        await eventually(lambda: room.resubscriptions == 1, timeout=10)
+        await eventually(lambda: all(m.resyncs == 1 for m in members))
+        for seq in (4, 5):
+            await flaky.layer.group_send(group, words_message(seq))
+        await eventually(lambda: all(m.frames and m.frames[-1][0] == 5 for m in members))
+    finally:
+        for m in members:
+            if room is not None:
+                await room.leave(m)
+    for m in members:
+        assert [seq for seq, _ in m.frames] == [1, 2, 4, 5]  # 3 comes with the resync's snapshot
+        assert m.resyncs == 1  # once: the re-subscription's, not again for the seq gap it explains
+    assert not room._listener.done() or room._listener.cancelled()
+
+
+async def test_a_seq_gap_makes_every_member_resync():
+    match = await new_match()
+    members = [ResyncingMember("all"), ResyncingMember("all", "moderator")]
+    room = None
+    try:
+        for m in members:
+            room = await rooms.Room.join(match.id, m)
+        assert room is not None
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        group = rooms.group_name(match.id)
+        for seq in (1, 2, 5):  # 3 and 4 were never published (Redis was away)
+            await get_channel_layer().group_send(group, words_message(seq))
+        await eventually(lambda: all(m.resyncs == 1 and len(m.frames) == 3 for m in members))
+        assert room.resyncs == 1
+    finally:
+        for m in members:
+            if room is not None:
+                await room.leave(m)
+
+
+async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
+    """A private Redis for the channel layer, stopped for 2 s and restarted on the same port."""
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    from config import launcher
+
+    url, proc = launcher.start_redis()
+    port = int(url.rsplit(":", 1)[1].split("/")[0])
+    layer = RedisPubSubChannelLayer(hosts=[url])
+    monkeypatch.setattr(rooms, "get_channel_layer", lambda: layer)
+    monkeypatch.setattr(rooms, "PROBE_INTERVAL", 0.5)
+    monkeypatch.setattr(rooms, "PROBE_TIMEOUT", 1.0)
+    match = await new_match()
+    members = [ResyncingMember("all") for _ in range(3)]
+    room = None
+    try:
+        for m in members:
+            room = await rooms.Room.join(match.id, m)
+        assert room is not None
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        group = rooms.group_name(match.id)
+        await layer.group_send(group, words_message(1))
+        await eventually(lambda: all(len(m.frames) == 1 for m in members))
+
+        launcher.stop(proc)
+        await asyncio.sleep(2.0)
+        proc = launcher.start_redis(port)[1]
+        back = time.monotonic()
+        await eventually(
+            lambda: room.resubscriptions >= 1 and all(m.resyncs >= 1 for m in members), timeout=15
+        )
+        recovered_in = time.monotonic() - back
+        async with asyncio.timeout(10):
+            while True:  # the publisher's own connection may need a moment to come back too
+                try:
+                    await layer.group_send(group, words_message(2))
+                    break
+                except Exception:
+                    await asyncio.sleep(0.2)
+        await eventually(lambda: all(m.frames[-1][0] == 2 for m in members), timeout=5)
+    finally:
+        for m in members:
+            if room is not None:
+                await room.leave(m)
+        launcher.stop(proc)
+    print(f"\nroom resubscribed and told members to resync {recovered_in:.2f} s after Redis came back")
+    assert recovered_in < 5

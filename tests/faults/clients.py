@@ -29,9 +29,9 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection, connect
 
 from buzzer import protocol
+from tests.faults.conftest import Frame
 
-Frame = dict[str, Any]
-REPLY_TYPES = frozenset({"error", "ack", "pong", "snapshot"})
+REPLY_TYPES = frozenset({"error", "ack", "pong", "snapshot"})  # a client frame's answer
 
 
 def origin_for(url: str) -> str:
@@ -109,10 +109,6 @@ class Client:
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
-
-
-def is_event(name: str) -> Callable[[Frame], bool]:
-    return lambda f: f.get("type") == "event" and f.get("event") == name
 
 
 # --- words as a bystander saw them -----------------------------------------------------------

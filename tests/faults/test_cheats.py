@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from buzzer.protocol import MAX_DELAY_BOUND
-from tests.faults.clients import Client, is_event
-from tests.faults.conftest import Served
+from tests.faults.clients import Client
+from tests.faults.conftest import Served, is_event
 from tests.support.databases import scratch_database
 
 ANSWER = "Moby-Dick"  # the answer to the demo packet's first tossup (93 tokens, power before 57)
@@ -118,9 +118,11 @@ def test_an_understated_token_index_is_not_a_power(srv):
         claimed=0,
         decided=out["buzz"]["token_index"],
         floor=floor,
+        server_floor=received["floor_token_index"],
+        delay_bound_s=received["delay_bound"],
         points=out["ruled"]["points"],
     )
-    assert received["token_index"] == 0  # the claim was made and logged …
+    assert received["claimed_token_index"] == 0  # the claim was made and logged …
     assert out["buzz"]["token_index"] >= floor >= POWER_INDEX  # … and not believed
     assert out["ruled"]["ruling"] == "correct"
     assert out["ruled"]["points"] == points["ten"] != points["power"]
@@ -276,7 +278,8 @@ def test_a_spectators_buzz_is_refused_and_logs_nothing(srv):
     assert (out["reply"]["type"], out["reply"]["code"], out["reply"]["ref"]) == ("error", "forbidden", 1)
     assert not [e for e in log if e["event"] in ("buzz_received", "race", "buzz", "buzz_ruled")]
     assert {e["actor"] for e in log} <= {"moderator", "driver"}
-    assert srv.db_query("from competition.models import Buzz\nresult = Buzz.objects.count()") == 0
+    buzzes = f"from competition.models import Buzz\nresult = Buzz.objects.filter(match__join_code={m['code']!r}).count()"
+    assert srv.db_query(buzzes) == 0
 
 
 # --- one seat, 25 sockets, 1,000 buzzes in 2 s ------------------------------------------------

@@ -12,8 +12,8 @@ import asyncio
 import json
 from typing import Any
 
-from tests.faults.clients import Client, is_event
-from tests.faults.conftest import Served
+from tests.faults.clients import Client
+from tests.faults.conftest import Served, is_event
 
 WRONG = "zzz not it"
 

@@ -1,35 +1,23 @@
-"""The embedded demo: Redis, the server, a Celery worker and a TF-IDF bot as local
-processes on SQLite, with a match ready on the bundled demo packet."""
+"""The embedded demo: ``serve`` (Redis, the server, a Celery worker, all supervised) plus a
+match on the bundled demo packet (``create_match``) and a TF-IDF bot process, on SQLite.
+
+A crashed server, worker or bot is restarted (see ``serve``); Ctrl-C stops everything."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
-from competition import services
-from competition.importers import DEMO_PACKET, import_demo_packet
-from competition.models import QuestionSet
+from competition.importers import DEMO_PACKET
+from competition.management.commands import create_match, serve
+from competition.models import Match
 from config import launcher
 
 QBREADER = Path(settings.SHARED_DATA_DIR) / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
-
-
-def _lan_address() -> str:
-    """The address other devices on the LAN reach this machine at (no packet is sent)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        try:
-            s.connect(("10.255.255.255", 1))
-            return s.getsockname()[0]
-        except OSError:
-            return "127.0.0.1"
 
 
 class Command(BaseCommand):
@@ -38,6 +26,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--port", type=int, default=8000)
         parser.add_argument("--lan", action="store_true", help="listen on all interfaces so tablets can join")
+        parser.add_argument("--workers", type=int, default=1, help="uvicorn processes sharing the port")
         parser.add_argument("--wpm", type=float, default=200.0)
         parser.add_argument("--preset", default="naqt")
         parser.add_argument(
@@ -46,55 +35,34 @@ class Command(BaseCommand):
         parser.add_argument("--no-bot", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        call_command("migrate", verbosity=0)
-        counts = import_demo_packet()
-        qset = QuestionSet.objects.get(name=next(iter(counts["sets"])))
-        tossups = [t.id for p in qset.packets.order_by("id") for t in p.tossups.order_by("number")]
-        bonuses = [b.id for p in qset.packets.order_by("id") for b in p.bonuses.order_by("number")]
-        match = services.create_match(
-            name="Demo match",
-            tossup_ids=tossups,
-            bonus_ids=bonuses,
-            preset=opts["preset"],
+        serve.setup_logging()
+        port = opts["port"]
+        if serve.port_in_use(port):
+            port = launcher.free_port()
+        served = serve.build(port=port, workers=opts["workers"], lan=opts["lan"])  # migrates first
+        match = create_match.create(
+            packet="demo",
             teams=["Team A", "Team B"],
-            bots=[] if opts["no_bot"] else [{"name": "tfidf", "weight_class": "light"}],
+            bots=[] if opts["no_bot"] else ["tfidf"],
+            preset=opts["preset"],
+            name="Demo match",
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
-        launcher.exit_on_sigterm()
-        redis_url, redis_proc = launcher.ensure_redis()
-        env = launcher.child_env(REDIS_URL=redis_url)
-        logs = Path(settings.BASE_DIR) / "var"
-        logs.mkdir(exist_ok=True)
-        host = "0.0.0.0" if opts["lan"] else "127.0.0.1"
-        port = opts["port"]
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                port = launcher.free_port()
-        procs: list[Any] = [redis_proc]
-        try:
-            procs.append(launcher.start_worker(env, log=logs / "worker.log"))
-            procs.append(launcher.start_server(port, env, log=logs / "server.log", host=host))
-            if not opts["no_bot"]:
-                procs.append(self._start_bot(match, port, env, logs))
-            public = _lan_address() if opts["lan"] else "127.0.0.1"
-            base = f"http://{public}:{port}"
-            self.stdout.write(
-                "\nTossup demo is running (Ctrl-C stops it).\n"
-                f"  Moderator dashboard: {base}/moderator/{match.join_code}/?token={match.moderator_token}\n"
-                f"  Player page:         {base}/play/?code={match.join_code}\n"
-                f"  Join code:           {match.join_code}   (teams: Team A, Team B)\n"
-                f"  Scoreboard:          {base}/watch/{match.join_code}/\n"
-                f"  Analysis:            {base}/analysis/\n"
-                f"  Logs:                {logs}/\n"
-                f"  Bot:                 {self._bot_note(opts)}\n"
-            )
-            while all(p is None or p.poll() is None for p in procs[1:3]):
-                time.sleep(1)
-            self.stderr.write("a demo process exited; see the logs")
-        except KeyboardInterrupt:
-            pass
-        finally:
-            launcher.stop(*reversed(procs))
+        if not opts["no_bot"]:
+            served.supervisor.add(self._bot(match, served))
+        info = create_match.describe(match, served.public_url)
+        self.stdout.write(
+            "\nTossup demo is starting (Ctrl-C stops it; crashed processes are restarted).\n"
+            f"  Moderator dashboard: {info['dashboard_url']}\n"
+            f"  Player page:         {info['player_url']}\n"
+            f"  Join code:           {info['code']}   (teams: Team A, Team B)\n"
+            f"  Scoreboard:          {info['scoreboard_url']}\n"
+            f"  Analysis:            {served.public_url}/analysis/\n"
+            f"  Logs:                {served.log_dir}/\n"
+            f"  Bot:                 {self._bot_note(opts)}\n"
+        )
+        self.stdout.flush()
+        serve.run(served)
 
     def _bot_note(self, opts: dict[str, Any]) -> str:
         if opts["no_bot"]:
@@ -103,17 +71,18 @@ class Command(BaseCommand):
             return "TF-IDF trained on the qbreader sets up to 2020 (ready in about 20 s)"
         return "TF-IDF trained on the demo packet itself (../shared/data is absent), so it knows every answer"
 
-    def _start_bot(self, match, port: int, env: dict[str, str], logs: Path) -> subprocess.Popen:
+    def _bot(self, match: Match, served: serve.Served) -> launcher.Child:
+        """The bot as a supervised child: it connects once the server listens (it is started
+        after the server) and is restarted if it dies."""
         bot = match.players.get(kind="bot")
         train = (
             ["--train", str(QBREADER), "--max-year", "2020"]
             if QBREADER.exists()
             else ["--train", str(DEMO_PACKET)]
         )
+        ws = served.local_url.replace("http://", "ws://", 1)
         cmd = [
-            sys.executable, "manage.py", "runbot", "--url", f"ws://127.0.0.1:{port}",
+            sys.executable, "manage.py", "runbot", "--url", ws,
             "--code", match.join_code, "--token", bot.token, "--bot", "tfidf", *train,
         ]  # fmt: skip
-        return subprocess.Popen(
-            cmd, cwd=settings.BASE_DIR, env=env, stdout=open(logs / "bot.log", "ab"), stderr=subprocess.STDOUT
-        )
+        return launcher.Child("bot", cmd, served.env, log_path=served.log_dir / "bot.log")

@@ -58,7 +58,7 @@ def setup_logging() -> None:
     log.propagate = False
 
 
-def _port_in_use(port: int) -> bool:
+def port_in_use(port: int) -> bool:
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
@@ -77,7 +77,7 @@ def build(
     Raises CommandError when ``port`` is taken or ``workers`` < 1."""
     if workers < 1:
         raise CommandError("--workers must be at least 1")
-    if _port_in_use(port):
+    if port_in_use(port):
         raise CommandError(f"port {port} is already in use; choose another with --port")
     call_command("migrate", interactive=False, verbosity=0)
     log_dir = log_dir or Path(settings.BASE_DIR) / "var"

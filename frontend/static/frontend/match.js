@@ -30,10 +30,35 @@ export function toast(message, kind = "error", ms = 3500) {
   toastTimer = setTimeout(() => { el.hidden = true; }, ms);
 }
 
+/** Seconds without any frame from the server before the socket is presumed dead (heartbeats come every 5 s). */
+export const SILENT_SERVER_MS = 15000;
+
+/** JSON with object keys sorted, so equal commands serialise equally on every dashboard. */
+function stableJson(value) {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableJson(value[k])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * A moderator command's idempotency key, from what the moderator saw: the command, its other
+ * fields and the last applied seq. A double click, or two dashboards on the same state, send
+ * the same id and the server applies it once (PROTOCOL.md "Command ids").
+ */
+export function commandId(frame, lastSeq) {
+  const { type, name, ref, command_id, ...fields } = frame;
+  return `${name}:${stableJson(fields)}@${lastSeq}`;
+}
+
 /**
  * One websocket to /ws/match/<code>/<role>/ that reconnects with backoff. Every (re)connect
  * starts with a snapshot from the server; `resync()` asks for a fresh one (e.g. after the
- * tablet wakes up). Events at or below the last applied seq are dropped (duplicates).
+ * tablet wakes up). Events at or below the last applied seq are dropped (duplicates). The
+ * server's heartbeats are answered at once; a heartbeat whose seq is past the last applied
+ * one means an event was missed (→ resync); no frame for SILENT_SERVER_MS → reconnect. A
+ * snapshot may arrive at any time (the server resyncs clients after an outage).
  */
 export class MatchSocket {
   constructor({ code, role, token = "", onSnapshot, onEvent, onError, onStatus, onPong }) {
@@ -44,6 +69,8 @@ export class MatchSocket {
     this.ws = null;
     this.stopped = false;
     this.pingTimer = null;
+    this.watchdog = null;
+    this.lastFrameAt = 0;
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.resync();
     });
@@ -59,6 +86,9 @@ export class MatchSocket {
     this.stopped = false;
     this.status("connecting");
     const ws = (this.ws = new WebSocket(this.url()));
+    this.lastFrameAt = Date.now();
+    clearInterval(this.watchdog);
+    this.watchdog = setInterval(() => this.checkAlive(ws), 1000);
     ws.onopen = () => {
       this.backoff = 500;
       this.status("open");
@@ -66,26 +96,53 @@ export class MatchSocket {
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.ping(), 5000);
     };
-    ws.onmessage = (msg) => this.handle(JSON.parse(msg.data));
-    ws.onclose = (ev) => {
-      clearInterval(this.pingTimer);
+    ws.onmessage = (msg) => {
       if (ws !== this.ws) return;
+      this.lastFrameAt = Date.now();
+      let frame;
+      try {
+        frame = JSON.parse(msg.data);
+      } catch {
+        return;
+      }
+      this.handle(frame);
+    };
+    ws.onclose = (ev) => {
+      if (ws !== this.ws) return;
+      clearInterval(this.pingTimer);
+      clearInterval(this.watchdog);
       if (ev.code === 4403) {
         this.stopped = true;
         this.status("forbidden");
         return;
       }
       this.status("closed");
-      if (!this.stopped) {
-        setTimeout(() => this.connect(), this.backoff);
-        this.backoff = Math.min(this.backoff * 2, 5000);
-      }
+      this.reconnectLater();
     };
+  }
+
+  /** Reconnect after the current backoff (doubling to 5 s); 1011 (server unavailable) and 4408 (too slow) land here too. */
+  reconnectLater() {
+    if (this.stopped) return;
+    setTimeout(() => this.connect(), this.backoff);
+    this.backoff = Math.min(this.backoff * 2, 5000);
+  }
+
+  /** A server that has sent nothing (not even a heartbeat) for SILENT_SERVER_MS is gone: drop the socket and reconnect. */
+  checkAlive(ws) {
+    if (ws !== this.ws || Date.now() - this.lastFrameAt < SILENT_SERVER_MS) return;
+    clearInterval(this.pingTimer);
+    clearInterval(this.watchdog);
+    this.ws = null; // its late onclose is ignored
+    try { ws.close(); } catch { /* already closing */ }
+    this.status("closed");
+    this.reconnectLater();
   }
 
   close() {
     this.stopped = true;
     clearInterval(this.pingTimer);
+    clearInterval(this.watchdog);
     if (this.ws) this.ws.close();
   }
 
@@ -102,6 +159,10 @@ export class MatchSocket {
         this.lastSeq = frame.seq;
         this.onEvent(frame.event, frame.data, frame.seq);
         break;
+      case "heartbeat":
+        this.raw({ type: "heartbeat_ack", server_time: frame.server_time });
+        if (frame.seq > this.lastSeq) this.resync(); // an event sent to us never arrived
+        break;
       case "error":
         if (this.onError) this.onError(frame);
         break;
@@ -113,27 +174,28 @@ export class MatchSocket {
     }
   }
 
-  /** Send a frame if connected; returns its ref (or null when offline). */
+  raw(frame) {
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
+  }
+
+  /** Send a frame if connected; returns its ref (or null when offline). Commands get a command_id. */
   send(frame) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
       toast("Not connected — retrying…");
       return null;
     }
     const ref = ++this.ref;
-    this.ws.send(JSON.stringify({ ...frame, ref }));
+    const out = frame.type === "command" && !frame.command_id ? { ...frame, command_id: commandId(frame, this.lastSeq) } : frame;
+    this.ws.send(JSON.stringify({ ...out, ref }));
     return ref;
   }
 
   ping() {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ type: "ping", client_time: Date.now() / 1000 }));
-    }
+    this.raw({ type: "ping", client_time: Date.now() / 1000 });
   }
 
   resync() {
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(JSON.stringify({ type: "resync", after_seq: this.lastSeq }));
-    }
+    this.raw({ type: "resync", after_seq: this.lastSeq });
   }
 }
 
