@@ -60,6 +60,8 @@ class Command(BaseCommand):
             f"  Analysis:            {served.public_url}/analysis/\n"
             f"  Logs:                {served.log_dir}/\n"
             f"  Bot:                 {self._bot_note(opts)}\n"
+            "  More matches:        log in as an organiser (./run manage create_organiser NAME\n"
+            "                       prints a password) or ./run manage create_match\n"
         )
         self.stdout.flush()
         serve.run(served)
