@@ -157,7 +157,19 @@ def parse(text: str | None, role: str) -> dict[str, Any]:
             raise ProtocolError("invalid", f"outcome must be one of {', '.join(RULE_OUTCOMES)}", ref)
         if msg["name"] == "speed" and not 30 <= msg["wpm"] <= 1000:
             raise ProtocolError("invalid", "wpm must be between 30 and 1000", ref)
-    return msg
+    # Only the validated fields go on: an unknown field (say NaN under "x") never reaches a
+    # service or the log.
+    keep = {"type", *fields, *_VALIDATED_EXTRAS.get(kind, ())}
+    if kind == "command":
+        keep |= {"name", "command_id", *COMMANDS[msg["name"]][1], *OPTIONAL.get(msg["name"], {})}
+    clean = {k: v for k, v in msg.items() if k in keep}
+    if ref is not None:
+        clean["ref"] = ref
+    return clean
+
+
+# Optional fields a frame type may carry besides its required ones (checked in parse).
+_VALIDATED_EXTRAS: dict[str, tuple[str, ...]] = {"buzz": ("client_time",), "flag": ("comment",)}
 
 
 def command_id(msg: dict[str, Any]) -> str:

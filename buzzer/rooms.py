@@ -3,7 +3,7 @@
 Each server process subscribes ONCE per live match to the match's channel-layer group
 (RedisPubSubChannelLayer) and fans each event out to its local websocket connections,
 serialising the frame once. So a word costs one Redis message per process, not one
-channel-layer hop per recipient (`python -m buzzer.bench_fanout`: 4× less CPU per word than
+channel-layer hop per recipient (`python -m tools.bench_fanout`: 4× less CPU per word than
 per-consumer group_send at 200 clients, 9–13× at 1,000).
 
 Each room starts the match's reading driver (buzzer/driver.py).
@@ -23,13 +23,14 @@ import json
 import logging
 import time
 import uuid
+import weakref
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 
 from buzzer.driver import Driver
-from competition import services
 
 log = logging.getLogger(__name__)
 
@@ -44,18 +45,37 @@ BACKOFF = (0.25, 5.0)  # re-subscription backoff: first and largest wait, second
 SLOW_CONSUMER = 4408  # close code for a member dropped for being too slow
 
 
+# One Redis client per event loop (a client is bound to the loop it was made in).
+_pings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+
+async def _redis_answers() -> bool:
+    """Whether Redis answers a PING within a second (the channel layer's own connections
+    reconnect silently, so they cannot tell)."""
+    loop = asyncio.get_running_loop()
+    client = _pings.get(loop)
+    if client is None:
+        import redis.asyncio as aioredis
+
+        client = _pings[loop] = aioredis.from_url(
+            settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0
+        )
+    try:
+        return bool(await client.ping())
+    except Exception:
+        return False
+
+
 def group_name(match_id: int) -> str:
     return f"match.{match_id}"
 
 
 def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | None) -> None:
-    """Send committed events to every process serving the match (called on commit)."""
+    """Send committed events to every process serving the match (called on commit through
+    ``competition.signals.events_committed``, wired in ``buzzer.apps``)."""
     layer = get_channel_layer()
     message = {"type": "match.events", "events": events, "next_deadline": next_deadline}
     async_to_sync(layer.group_send)(group_name(match_id), message)
-
-
-services.add_publisher(publish)
 
 
 class Member(Protocol):
@@ -136,6 +156,10 @@ class Room:
         room = cls.rooms.get(match_id)
         if room is None:
             room = cls.rooms[match_id] = Room(match_id)
+        elif not await _redis_answers():
+            # The room's probe notices an outage only within PROBE_INTERVAL + PROBE_TIMEOUT:
+            # a newcomer must not be told all is well meanwhile.
+            raise RuntimeError(f"Redis does not answer: match {match_id}'s event stream is down")
         room.members.add(member)
         try:
             await asyncio.wait_for(room._ready.wait(), timeout=JOIN_TIMEOUT)

@@ -12,7 +12,6 @@ import hashlib
 import logging
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -21,7 +20,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from competition import game
+from competition import game, signals
 from competition.models import (
     Bonus,
     BonusPartResult,
@@ -35,7 +34,6 @@ from competition.models import (
     Tossup,
     new_token,
 )
-from irt.tasks import fit_after_match
 from scoring.judge import Verdict, judge
 from scoring.rules import load_preset
 
@@ -46,8 +44,6 @@ GAP_MIN = 1.0
 # A player's or moderator's command stops the clock only for a longer gap: the driver's
 # heartbeat (every 0.5 s) may lag under load, and a spurious pause would cost nothing but noise.
 COMMAND_GAP_MIN = 3.0
-# Called after commit with (match_id, [event dicts], next_deadline); the realtime layer sets it.
-_publishers: list[Callable[[int, list[dict[str, Any]], float | None], None]] = []
 
 
 class ServiceError(Exception):
@@ -69,11 +65,6 @@ class Applied:
     # True when the command's ``command_id`` had been applied already: nothing was applied
     # again and ``seq`` is that earlier command's last event.
     duplicate: bool = False
-
-
-def add_publisher(fn: Callable[[int, list[dict[str, Any]], float | None], None]) -> None:
-    if fn not in _publishers:
-        _publishers.append(fn)
 
 
 def tossup_spec(tossup: Tossup) -> game.TossupSpec:
@@ -135,12 +126,13 @@ def create_match(
                 kind=Player.Kind.BOT,
                 weight_class=bot.get("weight_class", ""),
             )
-        _rebuild_lobby_state(match)
+        _build_lobby_state(match)
     return match
 
 
-def _rebuild_lobby_state(match: Match) -> None:
-    """The lobby state is rebuilt from the rows whenever a seat is added (before Start)."""
+def _build_lobby_state(match: Match) -> None:
+    """The initial state, built once from the rows when the match is created; later seats
+    are added by ``game.SeatPlayer`` through :func:`apply_command` (see :func:`join_match`)."""
     cfg = game.MatchConfig.from_dict(match.config)
     teams = [game.TeamSpec(t.id, t.name, t.kind) for t in match.teams.all()]
     players = [game.PlayerSpec(p.id, p.team_id, p.name, p.kind, p.weight_class) for p in match.players.all()]
@@ -188,7 +180,9 @@ def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
         if match.players.filter(name=name).exists():
             raise ServiceError("invalid", "that name is taken")
         player = Player.objects.create(match=match, team=team_obj, name=name, kind=Player.Kind.HUMAN)
-        _rebuild_lobby_state(match)
+        # The seat reaches the state through the one door: a ``player_joined`` event with its seq.
+        seat = game.SeatPlayer(player.id, team_obj.id, player.name, player.kind, player.weight_class)
+        apply_command(match_id=match.id, command=seat, actor=f"player:{player.id}")
     return player
 
 
@@ -327,17 +321,21 @@ def _store(
     match.seq = seq
     # Whatever this command was, the engine advanced the match to ``now``: nobody was away
     # before that (the driver's gap recovery starts from here at the earliest).
-    match.driven_at = max(match.driven_at or now, now)
+    # Nothing drives a match in the lobby (a seat joining there starts no clock).
+    if new.status != "lobby":
+        match.driven_at = max(match.driven_at or now, now)
     match.save(update_fields=["state", "seq", "status", "ended_at", "driven_at"])
     out = [_event_dict(r) for r in rows]
     deadline = new.next_deadline
     match_id = match.id
     transaction.on_commit(lambda: _publish(match_id, out, deadline))
     if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
-        # Stored with the match end, sent after commit; sweep_outbox() resends what the
-        # broker never got (Redis down at that moment, worker gone).
-        job = Outbox.objects.create(topic=FIT_AFTER_MATCH, match=match, payload={"match_id": match_id})
-        transaction.on_commit(lambda: _dispatch(job.pk))
+        # One durable job per subscriber (competition.signals.on_match_ended), stored with the
+        # match end and sent after commit; sweep_outbox() resends what the broker never got
+        # (Redis down at that moment, worker gone).
+        for topic in signals.match_ended_topics():
+            job = Outbox.objects.create(topic=topic, match=match, payload={"match_id": match_id})
+            transaction.on_commit(lambda pk=job.pk: _dispatch(pk))
     return Applied(out, seq, deadline)
 
 
@@ -394,20 +392,25 @@ def _event_dict(row: MatchEvent) -> dict[str, Any]:
 
 
 def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:
-    """Run on commit: the events are stored whatever happens here, so a publisher's failure
-    (Redis down) is logged, never raised into the caller; clients catch up by resync."""
-    for fn in _publishers:
-        try:
-            fn(match_id, events, deadline)
-        except Exception:
+    """Run on commit: send :data:`competition.signals.events_committed`. The events are stored
+    whatever happens here, so a receiver's failure (Redis down) is logged, never raised into
+    the caller; clients catch up by resync."""
+    results = signals.events_committed.send_robust(
+        sender=Match, match_id=match_id, events=events, next_deadline=deadline
+    )
+    for receiver, result in results:
+        if isinstance(result, Exception):  # django.dispatch has logged the traceback
             log.warning(
-                "publishing events %s.. of match %s failed", events[0]["seq"], match_id, exc_info=True
+                "publishing events %s.. of match %s through %s failed: %r",
+                events[0]["seq"],
+                match_id,
+                getattr(receiver, "__qualname__", receiver),
+                result,
             )
 
 
 # --- the outbox: work for Celery stored with what caused it --------------------------------
 
-FIT_AFTER_MATCH = "fit_after_match"
 # A row dispatched this long ago and still not done is sent again (its message may have been
 # lost with a Redis restart; the fit is idempotent, so a duplicate only costs a lookup).
 REDISPATCH_AFTER = 300.0
@@ -420,12 +423,12 @@ def _dispatch(outbox_id: int) -> bool:
     if job is None:
         return False
     Outbox.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
+    send = signals.outbox_sender(job.topic)
+    if send is None:
+        log.error("outbox row %s has a topic no app registered: %r", job.pk, job.topic)
+        return False
     try:
-        if job.topic == FIT_AFTER_MATCH:
-            fit_after_match.apply_async(args=[job.match_id], retry=False)
-        else:
-            log.error("outbox row %s has an unknown topic %r", job.pk, job.topic)
-            return False
+        send(job.match_id)
     except Exception:
         log.warning(
             "could not send outbox row %s (%s); the sweeper retries", job.pk, job.topic, exc_info=True

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "scoring",
     "irt",
     "frontend",
+    "tools",  # the simulator's management command; nothing imports it
 ]
 
 MIDDLEWARE = [

@@ -1,9 +1,9 @@
 """Pure readers of the ADVSCORE paper's released data and the Table-1 reproduction.
 
-Formats (see shared/data/README.md): ``responses/responses_<ds>.csv`` (rows item_id q1..qN,
-one column per subject, human columns prefixed ``h_``, cells 1/0/empty), ``conformance/
-saved_authors_<ds>.csv`` (authors' saved slope-intercept item parameters with back-solved
-representative skills and δ) and the full parameter-set fixtures ``<set>_<ds>_{items,subjects}.csv``
+Formats (see shared/data/README.md): ``responses/responses_<ds>.csv`` (the ADVSCORE matrix, read by
+``formats.advscore``: rows item_id q1..qN, one column per subject, human columns prefixed ``h_``, cells
+1/0/empty), ``conformance/saved_authors_<ds>.csv`` (authors' saved slope-intercept item
+parameters with back-solved representative skills and δ) and the full parameter-set fixtures ``<set>_<ds>_{items,subjects}.csv``
 with the authors' code outputs ``<set>_<ds>_expected_items_authors_code.csv``. Files are read in
 place; nothing is copied into the repository. No Django imports.
 """
@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from formats.advscore import HUMAN_PREFIX, read_matrix
 from irt.advscore import advscore, dataset_means, from_slope_intercept, item_scores
 from irt.twopl import TwoPL
 
@@ -72,18 +73,18 @@ class ResponseMatrix:
 
 
 def load_responses(path: Path) -> ResponseMatrix:
-    """Read ``responses_<ds>.csv``. Raises ValueError on a cell that is not 0, 1 or empty."""
-    rows = _read_rows(path)
-    subject_ids = [name for name in rows[0] if name != "item_id"]
-    grid = np.array([[_column([row], name)[0] for name in subject_ids] for row in rows])
-    observed = ~np.isnan(grid)
-    if not np.all((grid[observed] == 0) | (grid[observed] == 1)):
-        raise ValueError(f"{path}: non-binary response cells")
-    items, subjects = np.nonzero(observed)
+    """Read ``responses_<ds>.csv`` with the one ADVSCORE matrix reader (``formats.advscore.read_matrix``);
+    ``subject_ids`` keep the ``h_`` prefix. Raises ``formats.FormatError`` (a ValueError naming file and
+    line) on a malformed header or row or a cell that is not 0, 1 or empty."""
+    matrix = read_matrix(path)
+    grid = np.array(
+        [[np.nan if cell is None else float(cell) for cell in row] for row in matrix.cells], dtype=float
+    ).reshape(len(matrix.item_ids), len(matrix.columns))
+    items, subjects = np.nonzero(~np.isnan(grid))
     return ResponseMatrix(
-        item_ids=[row["item_id"] for row in rows],
-        subject_ids=subject_ids,
-        is_human=np.array([name.startswith("h_") for name in subject_ids]),
+        item_ids=list(matrix.item_ids),
+        subject_ids=list(matrix.columns),
+        is_human=np.array([name.startswith(HUMAN_PREFIX) for name in matrix.columns]),
         subjects=subjects.astype(np.intp),
         items=items.astype(np.intp),
         correct=grid[items, subjects].astype(np.int8),

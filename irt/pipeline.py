@@ -34,7 +34,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from sklearn.base import clone
 
-from competition.models import Buzz, Flag, Match, MatchEvent
+from competition import selectors
 from irt.advscore import advscore
 from irt.importers import ImportedResponse
 from irt.models import Fit, ItemScore, Response, SubjectSkill
@@ -57,25 +57,19 @@ def subject_key(kind: str, name: str) -> str:
     return f"{kind}:{name}"
 
 
-def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
-    """The responses of one ended match under the policy above (unsaved rows)."""
-    played = [
-        e.payload["question_id"]
-        for e in MatchEvent.objects.filter(match=match, type="tossup_ended")
-        if e.payload.get("outcome") != "skipped"
-    ]
-    buzzes = Buzz.objects.filter(match=match).exclude(ruling__in=["", "undone", "pending"])
+def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]:
+    """The responses of one ended match under the policy above (unsaved rows), read through
+    :func:`competition.selectors.match_play`. Raises ``Match.DoesNotExist``."""
+    play = selectors.match_play(match_id)
     correct_by: dict[int, set[int]] = {}
     position: dict[tuple[int, int], int] = {}  # (tossup, player) → earliest buzz token index
-    for b in buzzes:
+    for b in play.buzzes:
         key = (b.tossup_id, b.player_id)
         position[key] = min(position.get(key, b.token_index), b.token_index)
-        if b.ruling == "correct":
+        if b.correct:
             correct_by.setdefault(b.tossup_id, set()).add(b.player_id)
-    players = list(match.players.select_related("team"))
-    teams = list(match.teams.filter(kind="human"))
     rows: list[Response] = []
-    source = f"match:{match.id}"
+    source = f"match:{play.match_id}"
 
     def add(subject: str, kind: str, tossup_id: int, correct: bool, at: int | None) -> None:
         rows.append(
@@ -86,24 +80,24 @@ def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
                 subject_kind=kind,
                 item=f"tossup:{tossup_id}",
                 tossup_id=tossup_id,
-                match=match,
+                match_id=play.match_id,
                 correct=correct,
                 position=at,
             )
         )
 
-    for tossup_id in dict.fromkeys(played):
+    for tossup_id in play.played_tossup_ids:
         winners = correct_by.get(tossup_id, set())
-        for p in players:
-            at = position.get((tossup_id, p.id))
+        for p in play.seats:
+            at = position.get((tossup_id, p.player_id))
             if at is not None or not winners or unbuzzed == "wrong":
-                add(subject_key(p.kind, p.name), p.kind, tossup_id, p.id in winners, at)
-        for t in teams:
-            members = {p.id for p in players if p.team_id == t.id}
+                add(subject_key(p.kind, p.name), p.kind, tossup_id, p.player_id in winners, at)
+        for team_id, team_name in play.human_teams:
+            members = {p.player_id for p in play.seats if p.team_id == team_id}
             times = [position[(tossup_id, m)] for m in members if (tossup_id, m) in position]
             if times or not winners or unbuzzed == "wrong":
                 add(
-                    subject_key("team", t.name),
+                    subject_key("team", team_name),
                     "team",
                     tossup_id,
                     bool(members & winners),
@@ -114,8 +108,7 @@ def match_responses(match: Match, *, unbuzzed: str = "wrong") -> list[Response]:
 
 def record_match_responses(match_id: int, *, unbuzzed: str = "wrong") -> int:
     """Replace the stored responses of a match (idempotent); returns how many."""
-    match = Match.objects.get(pk=match_id)
-    rows = match_responses(match, unbuzzed=unbuzzed)
+    rows = match_responses(match_id, unbuzzed=unbuzzed)
     with transaction.atomic():
         Response.objects.filter(source=f"match:{match_id}").delete()
         Response.objects.bulk_create(rows)
@@ -164,7 +157,7 @@ def _hash(obj: Any) -> str:
 
 def flagged_tossups(tossup_ids: Any) -> set[int]:
     """Ids among ``tossup_ids`` that carry at least one expert flag (any problem type)."""
-    return set(Flag.objects.filter(tossup_id__in=tossup_ids).values_list("tossup_id", flat=True))
+    return selectors.flagged_tossup_ids(tossup_ids)
 
 
 def fit_scope(

@@ -9,7 +9,9 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
+from competition import services
 from irt import pipeline
+from irt.apps import FIT_AFTER_MATCH
 
 # Retries wait at most this long: a countdown longer than the broker's visibility timeout
 # would be redelivered while it waits.
@@ -26,13 +28,11 @@ RETRY_BACKOFF_MAX = 30
     time_limit=1800,
 )
 def fit_after_match(self, match_id: int) -> dict[str, int]:
-    """On match end: store the match's responses, then fit that match alone and all live
+    """On match end (sent through competition's outbox, topic :data:`FIT_AFTER_MATCH`): store the match's responses, then fit that match alone and all live
     matches together, then mark the match's outbox row done. Safe to run twice (responses
     replaced, fits keyed by their inputs)."""
-    from competition import services  # services imports this module
-
     if not pipeline.record_match_responses(match_id):  # no tossup played: nothing to fit
-        services.mark_outbox_done(topic=services.FIT_AFTER_MATCH, match_id=match_id)
+        services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
         return {}
 
     def progress(scope: str, start: float):
@@ -47,7 +47,7 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     scope = f"match:{match_id}"
     match_fit = pipeline.fit_scope(scope, progress=progress(scope, 0.0))
     live_fit = pipeline.fit_scope("live", progress=progress("live", 0.5))
-    services.mark_outbox_done(topic=services.FIT_AFTER_MATCH, match_id=match_id)
+    services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
     return {"match_fit": match_fit.id, "live_fit": live_fit.id}
 
 

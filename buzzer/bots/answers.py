@@ -1,13 +1,13 @@
-"""Main-answer extraction from quizbowl answer lines (pure; no Django).
+"""Answer classes for the bots (pure; no Django).
 
 An answer line such as ``<b><u>Marie Curie</u></b> [accept Maria Skłodowska; prompt on Curie]`` names the
-main answer first and then the directives (``[or …]``, ``(…)``, ``; prompt on …``) and, in raw packets, editor
-tags like ``&lt;JR&gt;``. Bots train on and answer with the main answer only.
+main answer first and then the directives. Bots train on and answer with the main answer only, read by the
+judge's answer-line parser (``scoring.judge.grammar``: one parser for the judge and the bots), and group
+spellings of it by ``answer_key``.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -15,39 +15,11 @@ from collections.abc import Iterable
 import numpy as np
 from anyascii import anyascii
 
-# Inline formatting tags vanish without a space ("<u>grandmother</u>s" → "grandmothers").
-_INLINE_TAG = re.compile(r"</?(?:b|u|i|em|strong|span|sup|sub)\b[^<>]*>", re.IGNORECASE)
-# Innermost-first so nested brackets ("[or X (Y)]") are removed in a few passes.
-_BRACKETED = re.compile(r"\[[^\[\]]*\]|\([^()]*\)|\{[^{}]*\}|<[^<>]*>")
-# An opener whose closer was lost in the PDF extraction swallows the rest of the line.
-_UNCLOSED = re.compile(r"[\[({<].*$")
-# Unbracketed directives: "Weimar Republic; prompt on …", "Hume, or David Hume".
-_DIRECTIVE_TAIL = re.compile(
-    r"(;|,?\s+\b(?:accept|prompt|do not accept|or|also accept|anti-prompt)\b\s*:?)\s.*$", re.IGNORECASE
-)
-# Packet-extraction residue: the next section's header glued to the last answer line.
-_SECTION_HEADER = re.compile(r"\s+Bonus(?:es)?\s*:?\s*$", re.IGNORECASE)
-_WS = re.compile(r"\s+")
+from scoring.judge.grammar import main_answer
+
+__all__ = ["answer_classes", "answer_key", "main_answer"]
+
 _NON_WORD = re.compile(r"[^0-9a-z]+")
-
-
-def main_answer(answer_line: str) -> str:
-    """Return the main answer of a tossup/bonus answer line.
-
-    answer_line: raw answer line, possibly with HTML (``<b><u>``), HTML entities, ``[…]``/``(…)``/``<…>``
-    sections and ``; prompt on …`` tails. Returns the text before any directive with whitespace collapsed
-    and surrounding quotes/punctuation stripped; ``""`` for an empty line. Never raises.
-    Example: ``"<b><u>Louis XIII</u></b> [or Louis the Just]"`` → ``"Louis XIII"``.
-    """
-    text = _INLINE_TAG.sub("", html.unescape(answer_line or ""))
-    previous = None
-    while previous != text:
-        previous, text = text, _BRACKETED.sub(" ", text)
-    text = _UNCLOSED.sub(" ", text)
-    text = _DIRECTIVE_TAIL.sub("", text)
-    text = _SECTION_HEADER.sub("", text)
-    text = _WS.sub(" ", text).strip()
-    return text.strip(" \"'“”‘’.,;:")
 
 
 def answer_key(answer: str) -> str:

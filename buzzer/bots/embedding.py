@@ -38,7 +38,7 @@ DEFAULT_MAX_TRAIN = 3000
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
 _FORMAT = "tossup-embedding-guesser/1"
 
-# Runbot settings, kept equal to tfidf's. Measured by ``python -m buzzer.bots.bench`` (default 3,000
+# Runbot settings, kept equal to tfidf's. Measured by ``python -m tools.bench_bots`` (default 3,000
 # training tossups; 300–500 tossups of 2021–22): accuracy 3 % / 15 % at 25 % / 100 % of the words, and the
 # calibrated confidence never reached 0.2, so at 0.8 this bot hardly buzzes: train on more tossups first.
 RECOMMENDED_THRESHOLD = 0.8

@@ -8,8 +8,6 @@ This is the classic QANTA baseline (Rodriguez et al. 2019), cheap enough to re-g
 
 from __future__ import annotations
 
-import gzip
-import json
 import random
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -22,6 +20,9 @@ from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 
 from buzzer.bots.answers import answer_classes
+from formats.qbreader import (
+    iter_tossups as read_packet_tossups,
+)  # also imported from here by bench, embedding
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -173,43 +174,13 @@ class TfidfGuesser:
         sets: Collection[str] | None = None,
         **train_kwargs: bool,
     ) -> TfidfGuesser:
-        """Train on the tossups of a qbreader JSONL.gz dump (one JSON object a line, ``type`` tossup|bonus).
+        """Train on the tossups of a qbreader JSONL(.gz) dump (``formats.qbreader.iter_tossups``).
 
         ``max_year``: keep tossups with ``year`` ≤ max_year (inclusive); ``sets``: keep only these set names.
-        Raises FileNotFoundError for a missing file and ValueError (with the line number) for a bad line.
+        Raises ``formats.FormatError`` (a ValueError naming the file, and the line for a bad line) for a
+        missing or malformed file.
         """
         return cls.train(read_packet_tossups(path, max_year=max_year, sets=sets), **train_kwargs)
-
-
-def read_packet_tossups(
-    path: str | Path,
-    *,
-    min_year: int | None = None,
-    max_year: int | None = None,
-    sets: Collection[str] | None = None,
-) -> Iterator[tuple[str, str]]:
-    """Yield ``(question, answer line)`` for the tossups of a qbreader JSONL.gz dump.
-
-    Year bounds are inclusive; tossups without a year are kept only when no bound is given. Raises
-    ValueError naming the file and line for a line that is not a JSON object.
-    """
-    with gzip.open(path, "rt", encoding="utf-8") as lines:
-        for number, line in enumerate(lines, 1):
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not JSON ({exc.msg})") from exc
-            if not isinstance(item, dict):
-                raise ValueError(f"{path}:{number}: not a JSON object")
-            if item.get("type") != "tossup" or (sets is not None and item.get("set") not in sets):
-                continue
-            year = item.get("year")
-            if isinstance(year, int):
-                if (min_year is not None and year < min_year) or (max_year is not None and year > max_year):
-                    continue
-            elif min_year is not None or max_year is not None:
-                continue
-            yield item.get("question") or "", item.get("answer") or ""
 
 
 def _class_tfidf(

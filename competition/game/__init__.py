@@ -17,6 +17,7 @@ from .commands import (
     Reveal,
     Rule,
     RuleViolation,
+    SeatPlayer,
     SetSpeed,
     Skip,
     Start,
@@ -26,7 +27,7 @@ from .commands import (
 from .engine import apply
 from .specs import BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, tokenize_tossup
 from .state import BonusRun, MatchState, TossupRun, new_match
-from .view import view
+from .view import apply_event, event_audiences, view
 
 __all__ = [
     "MAX_DELAY_BOUND",
@@ -51,6 +52,7 @@ __all__ = [
     "Reveal",
     "Rule",
     "RuleViolation",
+    "SeatPlayer",
     "SetSpeed",
     "Skip",
     "Start",
@@ -60,6 +62,8 @@ __all__ = [
     "TossupSpec",
     "Undo",
     "apply",
+    "apply_event",
+    "event_audiences",
     "new_match",
     "tokenize_tossup",
     "view",

@@ -33,6 +33,18 @@ class Event:
 
 
 @dataclass(frozen=True)
+class SeatPlayer:
+    """Lobby: seat a player on team ``team_id`` (the service created the seat and chose its id;
+    its token never reaches the engine). ``kind``: human|bot; ``weight_class`` for bots."""
+
+    player_id: int
+    team_id: int
+    name: str
+    kind: str = "human"
+    weight_class: str = ""
+
+
+@dataclass(frozen=True)
 class Start:
     """Moderator: leave the lobby and start tossup 0."""
 
@@ -172,7 +184,8 @@ class End:
 
 
 Command = (
-    Start
+    SeatPlayer
+    | Start
     | Tick
     | Buzz
     | Answer

@@ -38,13 +38,14 @@ from .commands import (
     Reveal,
     Rule,
     RuleViolation,
+    SeatPlayer,
     SetSpeed,
     Skip,
     Start,
     Tick,
     Undo,
 )
-from .specs import BonusSpec, PlayerSpec
+from .specs import KINDS, BonusSpec, Kind, PlayerSpec, TossupSpec
 from .state import BONUS_PHASES, LIVE_PHASES, TOSSUP_PHASES, BonusRun, MatchState, TossupRun, deadlines
 
 RACE_RULE = (
@@ -86,6 +87,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
     match cmd:
         case Tick():
             pass
+        case SeatPlayer():
+            _seat_player(st, cmd, ev)
         case Start():
             _start(st, now, ev)
         case Buzz():
@@ -236,6 +239,33 @@ def _set_speed(st: MatchState, wpm: float, now: float, ev: list[Event]) -> None:
 # -- match and tossup flow ----------------------------------------------------------------
 
 
+def _seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
+    """A new seat in the lobby (the service owns the ids and tokens; the engine only the roster)."""
+    if st.status != "lobby":
+        raise RuleViolation("bad_phase", "seats are added only in the lobby")
+    if st.team(cmd.team_id) is None:
+        raise RuleViolation("unknown_team")
+    if st.player(cmd.player_id) is not None:
+        raise RuleViolation("bad_value", f"player {cmd.player_id} is already seated")
+    if cmd.kind not in KINDS:
+        raise RuleViolation("bad_value", f"kind must be one of {KINDS}")
+    kind: Kind = "bot" if cmd.kind == "bot" else "human"  # checked against KINDS above
+    seat = PlayerSpec(cmd.player_id, cmd.team_id, cmd.name, kind, cmd.weight_class)
+    st.players = [*st.players, seat]
+    # Names and ids only: a seat's token never enters the engine.
+    ev.append(Event("player_joined", _seat_data(seat)))
+
+
+def _seat_data(p: PlayerSpec) -> dict[str, Any]:
+    return {
+        "player_id": p.player_id,
+        "team_id": p.team_id,
+        "name": p.name,
+        "kind": p.kind,
+        "weight_class": p.weight_class,
+    }
+
+
 def _start(st: MatchState, now: float, ev: list[Event]) -> None:
     if st.status != "lobby":
         raise RuleViolation("bad_phase", "match already started")
@@ -268,11 +298,16 @@ def _start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> Non
             },
         )
     )
-    ev.append(
-        Event(
-            "tossup_answer", {"question_id": spec.question_id, "answer_line": spec.answer_line}, "moderator"
-        )
-    )
+    ev.append(Event("tossup_answer", {"question_id": spec.question_id, **_answer_data(spec)}, "moderator"))
+
+
+def _answer_data(spec: TossupSpec) -> dict[str, Any]:
+    """The reveal of a tossup: its answer line and where its power marks were."""
+    return {
+        "answer_line": spec.answer_line,
+        "power_index": spec.power_index,
+        "superpower_index": spec.superpower_index,
+    }
 
 
 def _end_tossup(
@@ -290,7 +325,7 @@ def _end_tossup(
             "tossup_ended",
             {
                 "question_id": t.question_id,
-                "answer_line": st.tossups[t.index].answer_line,
+                **_answer_data(st.tossups[t.index]),
                 "outcome": outcome,
                 "scores": _scores(st),
             },
@@ -576,6 +611,8 @@ def _answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
             "moderator",
         )
     )
+    # Everyone else learns only that the clock stopped for a ruling (not the guess or verdict).
+    ev.append(Event("awaiting_ruling", {"question_id": t.question_id, "player_id": player.player_id}))
 
 
 def _prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]) -> None:
@@ -670,9 +707,13 @@ def _rule_tossup(st: MatchState, ruling: str, at: float, ev: list[Event]) -> Non
                 "player_id": player.player_id,
                 "team_id": player.team_id,
                 "guess": b["guess"],
+                "verdict": b["verdict"],
                 "ruling": ruling,
                 "points": points,
                 "token_index": b["token_index"],
+                "token_count": len(spec.tokens),
+                "tossup_index": t.index,
+                "at": at,
                 "scores": _scores(st),
             },
         )
@@ -717,6 +758,17 @@ def _start_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> No
             {"bonus_id": spec.bonus_id, "team_id": team_id, "leadin": spec.leadin, "parts": parts},
         )
     )
+    # The moderator reads the whole bonus: every part's text and answer line, up front.
+    lines = [
+        {
+            "part": k,
+            "text": p.text,
+            "value": bonus_points(st.config.preset, True, p.value),
+            "answer_line": p.answer_line,
+        }
+        for k, p in enumerate(spec.parts[:parts])
+    ]
+    ev.append(Event("bonus_answer_lines", {"bonus_id": spec.bonus_id, "parts": lines}, "moderator"))
     if parts:
         _open_part(st, 0, at, ev)
     else:
@@ -764,6 +816,7 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
         "guess": cmd.text,
         "verdict": cmd.verdict,
         "reason": cmd.reason,
+        "directed_prompt": cmd.directed_prompt,
     }
     if st.config.auto_rule:
         if cmd.verdict == "prompt":
@@ -789,6 +842,9 @@ def _bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event])
             },
             "moderator",
         )
+    )
+    ev.append(
+        Event("awaiting_ruling", {"bonus_id": b.bonus_id, "part": b.part, "player_id": player.player_id})
     )
 
 
@@ -847,10 +903,15 @@ def _rule_bonus(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None
             {
                 "bonus_id": b.bonus_id,
                 "part": b.part,
+                "team_id": b.team_id,
+                "player_id": pending["player_id"],
                 "guess": pending["guess"],
+                "verdict": pending["verdict"],
                 "ruling": ruling,
                 "points": points,
                 "answer_line": spec.answer_line,
+                "tossup_index": st.tossup_index,
+                "at": at,
                 "scores": _scores(st),
             },
         )
@@ -877,9 +938,10 @@ def _end_bonus(st: MatchState, at: float, ev: list[Event]) -> None:
 
 
 def _undo(st: MatchState, ev: list[Event]) -> None:
-    entry = next((h for h in reversed(st.history) if not h["undone"]), None)
-    if entry is None:
+    position = next((i for i in range(len(st.history) - 1, -1, -1) if not st.history[i]["undone"]), None)
+    if position is None:
         raise RuleViolation("nothing_to_undo")
+    entry = st.history[position]
     entry["undone"] = True
     st.scores[str(entry["team_id"])] -= entry["points"]
     t = st.tossup
@@ -896,11 +958,13 @@ def _undo(st: MatchState, ev: list[Event]) -> None:
             h["kind"] == "tossup" and h["tossup_index"] == t.index and not h["undone"] and h["points"] < 0
             for h in st.history
         )
-    ev.append(Event("ruling_undone", _undone_data(st, entry)))
+    ev.append(Event("ruling_undone", _undone_data(st, entry, position)))
 
 
-def _undone_data(st: MatchState, entry: dict[str, Any]) -> dict[str, Any]:
+def _undone_data(st: MatchState, entry: dict[str, Any], history_index: int) -> dict[str, Any]:
+    """``history_index``: the position of the reversed ruling in the match history."""
     data: dict[str, Any] = {
+        "history_index": history_index,
         "question_id": entry.get("question_id"),
         "player_id": entry["player_id"],
         "team_id": entry["team_id"],
@@ -985,15 +1049,17 @@ def _replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
                     "points_reversed": 0,
                     "scores": _scores(st),
                     "reason": "tossup_replayed",
+                    "history_index": None,  # never ruled: nothing in the history to mark
                 },
             )
         )
-    for entry in reversed(st.history):
+    for position in range(len(st.history) - 1, -1, -1):
+        entry = st.history[position]
         if entry["undone"] or entry.get("tossup_index") != t.index:
             continue
         entry["undone"] = True
         st.scores[str(entry["team_id"])] -= entry["points"]
-        ev.append(Event("ruling_undone", {**_undone_data(st, entry), "reason": "tossup_replayed"}))
+        ev.append(Event("ruling_undone", {**_undone_data(st, entry, position), "reason": "tossup_replayed"}))
     ev.append(
         Event("tossup_replayed", {"question_id": t.question_id, "index": t.index, "scores": _scores(st)})
     )

@@ -1,19 +1,49 @@
-"""Audience-filtered snapshots of a match (docs/PROTOCOL.md "Views")."""
+"""Audience-filtered snapshots of a match and the client's reducer (docs/PROTOCOL.md "Views").
+
+``view(state, audience)`` is what a (re)connecting client gets; ``apply_event(view, event)`` is
+what a connected client does with each event it receives. The two agree: for every audience,
+folding a command's visible events into the view before it gives the view after it
+(tests/game/test_view_property.py). The JavaScript reducer (``frontend/static/frontend/match.js``
+``applyEvent``) mirrors :func:`apply_event`.
+"""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
-from .state import LIVE_PHASES, MatchState
+from scoring.rules import bonus_points
+
+from .commands import Event
+from .state import MatchState
+
+AUDIENCES = ("moderator", "all", "player:<id>")
+
+
+def event_audiences(audience: str, team_id: int | None = None) -> frozenset[str]:
+    """The event audiences delivered to a connection whose view audience is ``audience``
+    (``"moderator"``, ``"all"`` or ``"player:<id>"``; ``team_id``: that player's team).
+    Raises ValueError for any other audience string."""
+    if audience == "moderator":
+        return frozenset({"all", "moderator"})
+    if audience == "all":
+        return frozenset({"all"})
+    if audience.startswith("player:"):
+        out = {"all", audience}
+        if team_id is not None:
+            out.add(f"team:{team_id}")
+        return frozenset(out)
+    raise ValueError(f"unknown audience {audience!r}")
 
 
 def view(state: MatchState, audience: str) -> dict[str, Any]:
     """The snapshot for ``"moderator"``, ``"player:<id>"`` or ``"all"`` (spectators).
 
-    Answer lines (tossup or bonus part) appear only in the moderator view until that tossup
-    ended or that part was ruled; a pending guess and the judge's verdict only for the moderator
-    and the player who gave it; race candidates, held bot buzzes and protests only for the moderator.
-    Raises ValueError for any other audience string.
+    Answer lines and power marks (tossup or bonus part) appear only in the moderator view
+    until that tossup ended or that part was ruled; a pending guess and the judge's verdict,
+    the buzzes of the open race (``racing``) and protests only in the moderator view. ``you``
+    (players only): the viewer's seat, None if not seated. Raises ValueError for any other
+    audience string.
     """
     moderator = audience == "moderator"
     viewer: int | None = None
@@ -42,8 +72,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
             }
             for p in st.players
         ],
-        "tossup": _tossup_view(st, moderator, viewer),
-        "bonus": _bonus_view(st, moderator, viewer),
+        "tossup": _tossup_view(st, moderator),
+        "bonus": _bonus_view(st, moderator),
         "tossup_count": len(st.tossups),
         "history": [dict(h) for h in st.history],
     }
@@ -51,23 +81,30 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         snapshot["protests"] = [dict(p) for p in st.protests]
     if viewer is not None:
         me = st.player(viewer)
-        t = st.tossup
         snapshot["you"] = me and {
             "player_id": me.player_id,
             "team_id": me.team_id,
-            "can_buzz": bool(
-                st.status == "running"
-                and not st.paused
-                and st.phase in LIVE_PHASES
-                and t is not None
-                and me.team_id not in t.locked_teams
-                and me.team_id not in {c["team_id"] for c in [*t.candidates, *t.held]}
-            ),
+            "name": me.name,
+            "kind": me.kind,
         }
     return snapshot
 
 
-def _tossup_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[str, Any] | None:
+RECEIVED_FIELDS = (
+    "question_id",
+    "player_id",
+    "token_index",
+    "claimed_token_index",
+    "floor_token_index",
+    "delay_bound",
+    "client_time",
+    "corrected_press_at",
+    "claimed_press_at",
+    "received_at",
+)
+
+
+def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     t = st.tossup
     if t is None:
         return None
@@ -80,28 +117,26 @@ def _tossup_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[st
         "category": spec.category,
         "locked_teams": list(t.locked_teams),
         "buzz": None,
-        "dead_deadline": t.dead_deadline,
         "outcome": t.outcome,
     }
     if t.buzz is not None:
         b = t.buzz
         out["buzz"] = {
-            k: b[k]
-            for k in (
-                "player_id",
-                "team_id",
-                "kind",
-                "token_index",
-                "answer_deadline",
-                "prompts",
-                "directed_prompt",
-            )
+            k: b[k] for k in ("player_id", "team_id", "kind", "token_index", "answer_deadline", "prompts")
         }
-        if moderator or viewer == b["player_id"]:
-            out["buzz"].update(guess=b["guess"], verdict=b["verdict"], reason=b["reason"])
+        # Others see a directed prompt once it is given; the moderator also the judge's suggestion.
+        given = moderator or st.phase == "answering"
+        out["buzz"]["directed_prompt"] = b["directed_prompt"] if given else None
+        if moderator:
+            waiting = st.phase == "ruling"
+            out["buzz"].update({k: b[k] if waiting else None for k in ("guess", "verdict", "reason")})
     if moderator:
-        out["candidates"] = [dict(c) for c in t.candidates]
-        out["held"] = [dict(h) for h in t.held]
+        # Every buzz of the open race (a bot's included while in its reaction delay), as received.
+        racing = [
+            {"question_id": t.question_id, **{k: c[k] for k in RECEIVED_FIELDS[1:]}} for c in t.candidates
+        ]
+        racing += [{"question_id": t.question_id, **{k: h[k] for k in RECEIVED_FIELDS[1:]}} for h in t.held]
+        out["racing"] = sorted(racing, key=_racing_order)
     if moderator or t.outcome is not None:
         out["answer_line"] = spec.answer_line
         out["power_index"] = spec.power_index
@@ -109,7 +144,11 @@ def _tossup_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[st
     return out
 
 
-def _bonus_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[str, Any] | None:
+def _racing_order(c: dict[str, Any]) -> tuple[float, int]:
+    return (c["received_at"], c["player_id"])
+
+
+def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     b = st.bonus
     if b is None:
         return None
@@ -120,7 +159,12 @@ def _bonus_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[str
     for k, part in enumerate(spec.parts[: st.config.preset.bonus_parts]):
         if not moderator and k > b.part:
             break
-        entry: dict[str, Any] = {"part": k, "text": part.text, "value": part.value, "result": ruled.get(k)}
+        entry: dict[str, Any] = {
+            "part": k,
+            "text": part.text,
+            "value": bonus_points(st.config.preset, True, part.value),
+            "result": _part_result(ruled[k]) if k in ruled else None,
+        }
         if moderator or k in ruled:
             entry["answer_line"] = part.answer_line
         parts.append(entry)
@@ -134,6 +178,180 @@ def _bonus_view(st: MatchState, moderator: bool, viewer: int | None) -> dict[str
         "points": b.points,
         "pending": None,
     }
-    if b.pending is not None and (moderator or viewer == b.pending["player_id"]):
-        out["pending"] = dict(b.pending)
+    if b.pending is not None and moderator:
+        p = b.pending
+        out["pending"] = {
+            "player_id": p["player_id"],
+            "guess": p["guess"],
+            "verdict": p["verdict"],
+            "reason": p["reason"],
+            "directed_prompt": p.get("directed_prompt"),
+        }
     return out
+
+
+def _part_result(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r[k] for k in ("part", "player_id", "guess", "ruling", "points")}
+
+
+# -- the client's reducer -------------------------------------------------------------------
+
+
+def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
+    """The view after ``event``, computed from the view before it and the event alone (what a
+    connected client does; never mutates ``snapshot``). ``snapshot`` is a :func:`view` of the
+    audience the event was delivered to (see :func:`event_audiences`): a moderator view is
+    recognised by its ``protests``. Events of unknown types change nothing but the scores."""
+    v = copy.deepcopy(snapshot)
+    d = event.data
+    moderator = "protests" in v
+    t = v["tossup"]
+    b = v["bonus"]
+    if isinstance(d.get("scores"), dict):
+        for team in v["teams"]:
+            team["score"] = d["scores"].get(str(team["id"]), team["score"])
+    match event.type:
+        case "player_joined":
+            seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class")}
+            v["players"].append({"id": d["player_id"], **seat})
+        case "match_started":
+            v["status"] = "running"
+        case "tossup_started":
+            v["phase"], v["bonus"] = "reading", None
+            v["tossup"] = {
+                "index": d["index"],
+                "question_id": d["question_id"],
+                "token_count": d["token_count"],
+                "words_revealed": [],
+                "category": d["category"],
+                "locked_teams": [],
+                "buzz": None,
+                "outcome": None,
+            }
+            if moderator:
+                v["tossup"]["racing"] = []
+        case "tossup_answer":
+            t.update({k: d[k] for k in ("answer_line", "power_index", "superpower_index")})
+        case "words":
+            t["words_revealed"][d["start"] :] = d["words"]
+            if len(t["words_revealed"]) >= t["token_count"]:
+                v["phase"] = "dead_time"
+        case "buzz_received":
+            t["racing"] = sorted([*t["racing"], {k: d[k] for k in RECEIVED_FIELDS}], key=_racing_order)
+        case "race":
+            t["racing"] = []
+        case "buzz":
+            t["buzz"] = {
+                **{k: d[k] for k in ("player_id", "team_id", "kind", "token_index", "answer_deadline")},
+                "prompts": 0,
+                "directed_prompt": None,
+            }
+            if moderator:
+                t["buzz"].update(guess=None, verdict=None, reason=None)
+            if d["team_id"] not in t["locked_teams"]:
+                t["locked_teams"].append(d["team_id"])
+            v["phase"] = "answering"
+        case "answer_given":
+            t["buzz"].update({k: d[k] for k in ("guess", "verdict", "reason", "directed_prompt")})
+        case "awaiting_ruling":
+            if "bonus_id" in d:
+                v["phase"], b["answer_deadline"] = "bonus_ruling", None
+            else:
+                v["phase"], t["buzz"]["answer_deadline"] = "ruling", None
+                if not moderator:
+                    t["buzz"]["directed_prompt"] = None
+        case "prompt":
+            t["buzz"].update(
+                prompts=t["buzz"]["prompts"] + 1,
+                directed_prompt=d["directed_prompt"],
+                answer_deadline=d["answer_deadline"],
+            )
+            if moderator:
+                t["buzz"].update(guess=None, verdict=None, reason=None)
+            v["phase"] = "answering"
+        case "buzz_ruled":
+            keys = ("tossup_index", "question_id", "player_id", "team_id", "guess", "verdict", "ruling")
+            entry = {k: d[k] for k in (*keys, "points", "token_index", "token_count", "at")}
+            v["history"].append({"kind": "tossup", **entry, "undone": False})
+            t["buzz"] = None
+            v["phase"] = _reading_phase(t)
+        case "reading_resumed":
+            v["phase"] = _reading_phase(t)
+        case "tossup_ended":
+            t.update({k: d[k] for k in ("outcome", "answer_line", "power_index", "superpower_index")})
+            t["buzz"] = None
+            if moderator:
+                t["racing"] = []
+            v["phase"] = "between"
+        case "bonus_started":
+            v["bonus"] = {
+                "bonus_id": d["bonus_id"],
+                "team_id": d["team_id"],
+                "leadin": d["leadin"],
+                "part": 0,
+                "parts": [],
+                "answer_deadline": None,
+                "points": 0,
+                "pending": None,
+            }
+        case "bonus_answer_lines":
+            b["parts"] = [{**p, "result": None} for p in d["parts"]]
+        case "bonus_part":
+            b.update(part=d["part"], answer_deadline=d["answer_deadline"], pending=None)
+            if not moderator:
+                part = {"part": d["part"], "text": d["text"], "value": d["value"], "result": None}
+                b["parts"] = [*b["parts"][: d["part"]], part]
+            v["phase"] = "bonus"
+        case "bonus_answer_given":
+            b["pending"] = {k: d[k] for k in ("player_id", "guess", "verdict", "reason", "directed_prompt")}
+        case "bonus_prompt":
+            b.update(pending=None, answer_deadline=d["answer_deadline"])
+            v["phase"] = "bonus"
+        case "bonus_part_ruled":
+            part = b["parts"][d["part"]]
+            part["result"] = {k: d[k] for k in ("part", "player_id", "guess", "ruling", "points")}
+            part["answer_line"] = d["answer_line"]
+            b.update(points=b["points"] + d["points"], pending=None, answer_deadline=None)
+            keys = ("tossup_index", "bonus_id", "team_id", "part", "player_id", "guess", "ruling")
+            entry = {k: d[k] for k in (*keys, "verdict", "points", "at")}
+            v["history"].append({"kind": "bonus", **entry, "undone": False})
+        case "bonus_ended":
+            b.update(points=d["points"], pending=None, answer_deadline=None)
+            v["phase"] = "between"
+        case "paused":
+            v["paused"] = True
+        case "resumed":
+            v["paused"] = False
+            if t is not None and t["buzz"] is not None and t["buzz"]["answer_deadline"] is not None:
+                t["buzz"]["answer_deadline"] += d["shift"]
+            if b is not None and b["answer_deadline"] is not None:
+                b["answer_deadline"] += d["shift"]
+        case "speed_changed":
+            v["wpm"] = d["wpm"]
+        case "ruling_undone":
+            if d.get("history_index") is not None:
+                entry = v["history"][d["history_index"]]
+                entry["undone"] = True
+                # A wrong (or timed-out, no-penalty) buzz undone on the live tossup: that team may buzz again.
+                live = t is not None and t["outcome"] is None and t["index"] == entry["tossup_index"]
+                if entry["kind"] == "tossup" and entry["ruling"] != "correct" and live:
+                    t["locked_teams"] = [x for x in t["locked_teams"] if x != entry["team_id"]]
+        case "protest_marked":
+            if moderator:
+                v["protests"].append(dict(d))
+        case "protest_resolved":
+            if moderator:
+                resolved = {k: val for k, val in d.items() if k != "scores"}
+                v["protests"] = [resolved if p["protest_id"] == d["protest_id"] else p for p in v["protests"]]
+        case "match_ended":
+            v["status"], v["phase"], v["paused"] = "ended", "ended", False
+            if t is not None and t["buzz"] is not None:  # a buzz cut off by the end: nothing pending
+                t["buzz"].update({"guess": None, "verdict": None, "reason": None} if moderator else {})
+                if not moderator:
+                    t["buzz"]["directed_prompt"] = None
+    return v
+
+
+def _reading_phase(t: dict[str, Any]) -> str:
+    """After a ruling the tossup goes on: read on, or wait out the dead time if fully read."""
+    return "dead_time" if len(t["words_revealed"]) >= t["token_count"] else "reading"

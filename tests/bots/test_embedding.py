@@ -21,8 +21,8 @@ from buzzer.bots.embedding import (
     default_model_dir,
 )
 from buzzer.bots.tfidf import Calibration
-from competition.management.commands.simulate_match import _cached_guesser
 from tests.bots.fake_server import ME, MY_TEAM, Session, play, snapshot
+from tools.management.commands.simulate_match import _cached_guesser
 
 
 @pytest.fixture(scope="module")

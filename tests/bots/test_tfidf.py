@@ -125,7 +125,7 @@ def test_read_packet_tossups_filters_type_year_and_set(tmp_path: Path) -> None:
 def test_read_packet_tossups_names_the_bad_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl.gz"
     write_packets(path, [{"type": "tossup", "question": "q", "answer": "a"}, "{not json"])
-    with pytest.raises(ValueError, match=r"bad\.jsonl\.gz:2: not JSON"):
+    with pytest.raises(ValueError, match=r"bad\.jsonl\.gz:2: invalid JSON"):
         list(read_packet_tossups(path))
 
 

@@ -11,7 +11,7 @@ import pytest
 import redis
 from kombu import pools
 
-from competition import game, services
+from competition import game, services, signals
 from competition.models import Match, MatchEvent, Outbox, Player
 from config import launcher
 from config.celery import app
@@ -80,7 +80,12 @@ def test_a_match_ended_while_the_broker_is_down_gets_its_fit_once_the_broker_is_
         published.append(match_id)
         raise ConnectionError("Redis is down")
 
-    monkeypatch.setattr(services, "_publishers", [failing_publisher])
+    def failing_receiver(sender: Any, *, match_id: int, events: Any, next_deadline: Any, **_: Any) -> None:
+        failing_publisher(match_id, events, next_deadline)
+
+    # the failing publisher alone receives committed events (signal receivers are restored after)
+    monkeypatch.setattr(signals.events_committed, "receivers", [])
+    signals.events_committed.connect(failing_receiver, weak=False)
     match = make_match()
     launcher.stop(broker["proc"])  # the broker goes down before the match ends
 

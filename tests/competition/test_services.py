@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import game, services
+from competition import game, services, signals
 from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team
 from tests.support.factories import make_match, make_packet
 
@@ -110,7 +110,7 @@ def test_an_auto_ruled_answer_records_guess_verdict_ruling_points_and_time(match
     assert (row.guess, row.verdict, row.ruling, row.points) == ("moby dick", "accept", "correct", 15)
     assert "strict match" in row.verdict_reason and row.ruled_at == T0 + 1.5
     assert scores(match)[str(p["alice"].team_id)] == 15
-    assert [e.type for e in log(match)][-2:] == ["bonus_started", "bonus_part"]
+    assert [e.type for e in log(match)][-3:] == ["bonus_started", "bonus_answer_lines", "bonus_part"]
 
 
 def test_the_judges_verdict_is_kept_when_the_moderator_rules_otherwise(moderated):
@@ -395,6 +395,61 @@ def test_a_lobby_join_adds_the_seat_to_the_engine_state():
     } in state["players"]
 
 
+def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
+    django_capture_on_commit_callbacks,
+):
+    m = make_match()
+    published: list[list[dict[str, Any]]] = []
+
+    def receiver(sender: Any, match_id: int, events: list[dict[str, Any]], **kw: Any) -> None:
+        if match_id == m.id:
+            published.append(events)
+
+    signals.events_committed.connect(receiver, weak=False, dispatch_uid="test-lobby-join")
+    before = Match.objects.get(pk=m.pk)
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            carol = services.join_match(code=m.join_code, name="carol", team="Blue")
+    finally:
+        signals.events_committed.disconnect(dispatch_uid="test-lobby-join")
+    after = Match.objects.get(pk=m.pk)
+    [row] = log(m)[before.seq :]
+    assert (row.seq, row.type, row.audience, row.actor) == (
+        before.seq + 1,
+        "player_joined",
+        "all",
+        f"player:{carol.id}",
+    )
+    assert row.payload == {
+        "player_id": carol.id,
+        "team_id": carol.team_id,
+        "name": "carol",
+        "kind": "human",
+        "weight_class": "",
+    }
+    assert carol.token not in json.dumps(row.payload)
+    assert after.seq == before.seq + 1 and published == [[services._event_dict(row)]]
+    # The stored state is the state before the join with that event applied: one state per seq.
+    old_state = game.MatchState.from_dict(before.state)
+    for audience in ("moderator", "all"):
+        event = game.Event(row.type, row.payload, row.audience)
+        assert game.apply_event(game.view(old_state, audience), event) == game.view(
+            game.MatchState.from_dict(after.state), audience
+        )
+
+
+def test_a_refused_join_stores_no_seat_and_no_event():
+    m = make_match()
+    before = Match.objects.get(pk=m.pk)
+    with pytest.raises(services.ServiceError):
+        services.join_match(code=m.join_code, name="alice", team="Red")  # seated, no secret
+    with pytest.raises(services.ServiceError):
+        services.join_match(code=m.join_code, name="dora", team="Green")  # no such team
+    after = Match.objects.get(pk=m.pk)
+    assert (after.seq, after.state) == (before.seq, before.state)
+    assert Player.objects.filter(match=m).count() == len(before.state["players"])
+
+
 # -- creating matches -----------------------------------------------------------------------
 
 
@@ -520,10 +575,11 @@ def test_a_refused_command_stores_nothing(match, who, token, reason):
 def test_a_buzz_before_the_start_is_refused_and_stores_nothing():
     m = make_match()
     alice = seats(m)["alice"]
+    joined = Match.objects.get(pk=m.pk).seq  # one player_joined per seat
     with pytest.raises(game.RuleViolation) as exc:
         press(m, alice, 0, T0)
     assert exc.value.reason == "not_live"
-    assert not MatchEvent.objects.filter(match=m).exists() and Match.objects.get(pk=m.pk).seq == 0
+    assert {e.type for e in log(m)} == {"player_joined"} and Match.objects.get(pk=m.pk).seq == joined == 3
 
 
 def test_an_answer_out_of_turn_is_refused_and_records_no_verdict(match):

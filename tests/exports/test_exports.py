@@ -18,7 +18,9 @@ T0 = 1000.0  # 600 wpm: token i is revealed at T0 + 0.1 i (20 words, power mark 
 
 
 def mod(match: Match, cmd, at: float) -> None:
-    services.apply_command(match_id=match.id, command=cmd, actor="moderator", now=T0 + at)
+    # Ticks are the reading driver's (its heartbeat keeps the match driven; see services).
+    actor = "driver" if isinstance(cmd, game.Tick) else "moderator"
+    services.apply_command(match_id=match.id, command=cmd, actor=actor, now=T0 + at)
 
 
 def buzz(match: Match, player, question_id: int, token: int, at: float) -> None:

@@ -34,7 +34,13 @@ def win_tossup(d: Driver, at: float = T0 + 2.5) -> None:
 def test_bonus_flow_auto_rule():
     d = started(auto_rule=True)
     win_tossup(d)
-    assert d.types()[-4:] == ["buzz_ruled", "tossup_ended", "bonus_started", "bonus_part"]
+    assert d.types()[-5:] == [
+        "buzz_ruled",
+        "tossup_ended",
+        "bonus_started",
+        "bonus_answer_lines",
+        "bonus_part",
+    ]
     assert d.last("bonus_started").data == {
         "bonus_id": 500,
         "team_id": TEAM_A,
@@ -179,6 +185,7 @@ def test_undo_neg_restores_points_and_eligibility_while_live():
     assert d.state.scores[str(TEAM_A)] == -5
     d.do(Undo(), T0 + 3.5)
     assert d.last("ruling_undone").data == {
+        "history_index": 0,
         "question_id": Q0,
         "player_id": HUMAN_A,
         "team_id": TEAM_A,

@@ -74,7 +74,7 @@ CASES: list[tuple[str, list[tuple[float, Command]], dict[str, int], list[str], A
             (6.7, Answer(HUMAN_B, 100, "g", "accept")),
         ],
         scores(0, 15),
-        ["buzz_ruled", "tossup_ended", "bonus_started", "bonus_part"],
+        ["buzz_ruled", "tossup_ended", "bonus_started", "bonus_answer_lines", "bonus_part"],
         lambda st: st.bonus is not None and st.bonus.team_id == TEAM_B,
     ),
     (

@@ -246,7 +246,7 @@ def test_unknown_format_and_bad_arguments(tmp_path: Path) -> None:
         parse_file(path)
     with pytest.raises(ValueError, match="unknown format"):
         parse_file(path, fmt="csv")  # type: ignore[arg-type]
-    with pytest.raises(QuestionFileError, match="cannot read"):
+    with pytest.raises(QuestionFileError, match="cannot open"):
         parse_file(tmp_path / "missing.jsonl")
 
 

@@ -165,3 +165,23 @@ def test_imported_matrix_fits_like_the_pure_path(shared_data: Path, stem: str) -
         [stored[item].difficulty for item in matrix.item_ids], model.difficulty_, atol=1e-6
     )
     assert fit.summary["advscore"] == pytest.approx(float(np.nanmean(pure.advscore)), abs=1e-6)
+
+
+def test_pure_matrix_loader_and_importer_share_one_reader(tmp_path: Path) -> None:
+    """``irt.datasets.load_responses`` reads through the importer's ADVSCORE reader: same observations,
+    same errors with file and line."""
+    path = write(tmp_path, "m.csv", "item_id,h_ann,bert\nq1,1,\nq2,0,1\n")
+    matrix = load_responses(path)
+    assert matrix.subject_ids == ["h_ann", "bert"] and matrix.is_human.tolist() == [True, False]
+    pure = {
+        (matrix.subject_ids[s], matrix.item_ids[i], bool(c))
+        for s, i, c in zip(matrix.subjects, matrix.items, matrix.correct, strict=True)
+    }
+    imported = {
+        ("h_ann" if r.kind == "human" else r.subject, r.item, r.correct)
+        for r in read_responses(path, "advscore")
+    }
+    assert pure == imported == {("h_ann", "q1", True), ("h_ann", "q2", False), ("bert", "q2", True)}
+    write(tmp_path, "m.csv", "item_id,h_ann,bert\nq1,1,0\nq2,0.5,1\n")
+    with pytest.raises(ResponseFormatError, match=r"m\.csv:3: cell '0\.5' of 'ann'"):
+        load_responses(path)

@@ -75,7 +75,7 @@ def tossup_ids(match: Match) -> list[int]:
 
 def test_match_responses_follow_the_policy(match: Match) -> None:
     ids = tossup_ids(match)
-    rows = {(r.subject, r.tossup_id): (r.correct, r.position) for r in pipeline.match_responses(match)}
+    rows = {(r.subject, r.tossup_id): (r.correct, r.position) for r in pipeline.match_responses(match.id)}
     first = {s: v for (s, t), v in rows.items() if t == ids[0]}
     assert first == {
         "human:alice": (True, 5),
@@ -89,7 +89,7 @@ def test_match_responses_follow_the_policy(match: Match) -> None:
     assert not any(t == ids[5] for _, t in rows)  # the skipped tossup gives no response
     assert len(rows) == 7 * (len(SCRIPT) - 1)
 
-    censored = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match, unbuzzed="missing")}
+    censored = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match.id, unbuzzed="missing")}
     assert ("human:amy", ids[0]) not in censored and ("bot:b1", ids[0]) in censored
     assert ("human:amy", ids[4]) in censored  # dead tossup: nobody answered, so no censoring
 

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from sklearn.exceptions import NotFittedError
+from sklearn.exceptions import ConvergenceWarning, NotFittedError
 
 from irt.twopl import TwoPL
 
@@ -51,6 +51,57 @@ def test_map_is_a_stationary_point_of_the_log_posterior():
         g2 = gamma * np.exp(0.01 * rng.normal(size=40))
         other = loglik(b2, t2, g2) - 0.5 * (b2 @ b2 + t2 @ t2) + np.sum(np.log(g2) - g2)
         assert other < base
+
+
+def log_posterior_gradient(m, s, i, y, n_s, n_i):
+    """∂ log posterior / ∂(β, θ, γ) at m's parameters, written out independently of the fitter."""
+    (mu_b, sd_b), (mu_t, sd_t), (k, scale) = m.skill_prior, m.difficulty_prior, m.discriminability_prior
+    beta, theta, gamma = m.skill_, m.difficulty_, m.discriminability_
+    d = beta[s] - theta[i]
+    e = y - 1 / (1 + np.exp(-gamma[i] * d))
+    g_beta = np.bincount(s, gamma[i] * e, n_s) - (beta - mu_b) / sd_b**2
+    g_theta = -np.bincount(i, gamma[i] * e, n_i) - (theta - mu_t) / sd_t**2
+    g_gamma = np.bincount(i, e * d, n_i) + (k - 1) / gamma - 1 / scale
+    return np.concatenate([g_beta, g_theta, g_gamma])
+
+
+@pytest.mark.parametrize(
+    ("priors", "extremes"),
+    [
+        ({}, False),
+        (
+            {
+                "skill_prior": (0.3, 1.5),
+                "difficulty_prior": (-0.5, 0.8),
+                "discriminability_prior": (3.0, 0.5),
+            },
+            True,
+        ),
+    ],
+)
+def test_default_fit_stops_at_a_stationary_point(priors, extremes):
+    n_s, n_i = 120, 70
+    _, _, _, s, i, y = simulate(n_s, n_i, 0.3, 11)
+    if extremes:  # an all-right subject, an all-wrong subject and an item nobody gets
+        y = y.copy()
+        y[s == 0], y[s == 1], y[i == 0] = 1, 0, 0
+    m = TwoPL(**priors).fit(s, i, y, n_s, n_i)
+    grad = log_posterior_gradient(m, s, i, y, n_s, n_i)
+    assert m.n_iter_ < m.max_iter
+    assert m.tol == 1e-5  # the default: the returned point is stationary to that precision
+    assert np.abs(grad).max() < m.tol
+    assert m.max_abs_gradient_ == pytest.approx(np.abs(grad).max(), rel=1e-6, abs=1e-12)
+
+
+def test_stopping_early_warns_and_reports_the_gradient_it_stopped_at():
+    n_s, n_i = 80, 50
+    _, _, _, s, i, y = simulate(n_s, n_i, 0.5, 12)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 sweeps"):
+        m = TwoPL(max_iter=2).fit(s, i, y, n_s, n_i)
+    grad = np.abs(log_posterior_gradient(m, s, i, y, n_s, n_i)).max()
+    assert m.n_iter_ == 2
+    assert grad > m.tol
+    assert m.max_abs_gradient_ == pytest.approx(grad, rel=1e-6)
 
 
 def test_fit_is_invariant_to_response_order():

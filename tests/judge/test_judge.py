@@ -1,4 +1,4 @@
-"""Tests of the pure answer judge (scoring/judge.py): conformance data plus one table per grammar feature."""
+"""Tests of the pure answer judge (scoring/judge/): conformance data plus one table per grammar feature."""
 
 from __future__ import annotations
 

@@ -257,6 +257,11 @@ export function applyEvent(m, type, d) {
   setScores(m, d.scores);
   const t = m.tossup;
   switch (type) {
+    case "player_joined":
+      if (!m.players.some((p) => p.id === d.player_id)) {
+        m.players.push({ id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class });
+      }
+      break;
     case "match_started":
       m.status = "running";
       break;
@@ -292,7 +297,7 @@ export function applyEvent(m, type, d) {
       m.phase = "ruling";
       break;
     case "prompt":
-      if (t && t.buzz) Object.assign(t.buzz, { directed_prompt: d.directed_prompt, answer_deadline: d.answer_deadline, prompts: (t.buzz.prompts || 0) + 1, verdict: null });
+      if (t && t.buzz) Object.assign(t.buzz, { directed_prompt: d.directed_prompt, answer_deadline: d.answer_deadline, prompts: (t.buzz.prompts || 0) + 1, guess: null, verdict: null, reason: null });
       m.phase = "answering";
       break;
     case "buzz_ruled":
@@ -303,7 +308,17 @@ export function applyEvent(m, type, d) {
       }
       break;
     case "reading_resumed":
-      m.phase = "reading";
+      if (t) m.phase = t.words.length >= t.token_count ? "dead_time" : "reading";
+      break;
+    case "awaiting_ruling":
+      // The clock stops for the moderator's ruling (guess and verdict go to the moderator only).
+      if (d.bonus_id != null) {
+        if (m.bonus) m.bonus.answer_deadline = null;
+        m.phase = "bonus_ruling";
+      } else {
+        if (t && t.buzz) t.buzz.answer_deadline = null;
+        m.phase = "ruling";
+      }
       break;
     case "tossup_ended":
       if (t) Object.assign(t, { answer_line: d.answer_line, outcome: d.outcome, buzz: null });
@@ -313,10 +328,13 @@ export function applyEvent(m, type, d) {
       m.phase = "bonus";
       m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false };
       break;
+    case "bonus_answer_lines":
+      if (m.bonus) m.bonus.parts = d.parts.map((p) => ({ ...p, result: null }));
+      break;
     case "bonus_part":
       if (m.bonus) {
         m.bonus.part = d.part;
-        m.bonus.parts[d.part] = { part: d.part, text: d.text, value: d.value, result: null };
+        m.bonus.parts[d.part] = { ...(m.bonus.parts[d.part] || {}), part: d.part, text: d.text, value: d.value, result: null };
         m.bonus.answer_deadline = d.answer_deadline;
         m.bonus.pending = null;
       }

@@ -1,13 +1,13 @@
 """Benchmark the TF-IDF and MiniLM embedding guessers side by side on the real qbreader packets.
 
-    .venv/bin/python -m buzzer.bots.bench [--max-year 2020] [--max-train 3000] [--test 500] [--seed 0]
+    .venv/bin/python -m tools.bench_bots [--max-year 2020] [--max-train 3000] [--test 500] [--seed 0]
 
 Both guessers train on the same most recent --max-train tossups up to --max-year (a fair comparison); the
 TF-IDF guesser trained on every tossup up to --max-year is the reference. Each then answers a seeded sample of
 --test later tossups at 25/50/75/100 % of their words, one guess at a time as in live play. A guess is right
 when its answer_key equals the main answer's key (stricter than the answer judge). Prints training time and
 memory, ms per guess, accuracy, and buzz rate and precision at each guesser's recommended threshold (marked *) and a few others; asserts
-nothing. ``bench_tfidf`` remains the TF-IDF-only benchmark.
+nothing. ``tools.bench_tfidf`` remains the TF-IDF-only benchmark.
 """
 
 from __future__ import annotations

@@ -20,13 +20,13 @@ from django.core.management.base import BaseCommand, CommandError
 from buzzer.bots.answers import main_answer
 from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, load_buzz_file
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
-from buzzer.simulation import SimPlayer, moderate
 from competition import services
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
 from scoring.rules import load_preset
+from tools.simulation import SimPlayer, moderate
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:

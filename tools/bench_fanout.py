@@ -15,7 +15,7 @@ cost is a lower bound. Prints CPU seconds per word (``time.process_time``, this 
 only), the share of one core at the given rate, and delivery latency percentiles
 (publish → push, wall clock, ms).
 
-    python -m buzzer.bench_fanout [--clients 200 1000] [--seconds 4] [--rate 5]
+    python -m tools.bench_fanout [--clients 200 1000] [--seconds 4] [--rate 5]
 """
 
 from __future__ import annotations

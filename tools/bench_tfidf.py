@@ -1,6 +1,6 @@
 """Benchmark the TF-IDF guesser on the real qbreader packets: training time and memory, accuracy, latency.
 
-    .venv/bin/python -m buzzer.bots.bench_tfidf [--max-year 2020] [--test 2000] [--no-calibrate]
+    .venv/bin/python -m tools.bench_tfidf [--max-year 2020] [--test 2000] [--no-calibrate]
 
 Trains on every tossup up to --max-year, then answers the first --test tossups from later years at 25/50/75/100 %
 of their words. Accuracy counts a guess right when its answer_key equals the main answer's key (stricter than

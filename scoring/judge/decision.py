@@ -1,0 +1,187 @@
+"""The decision (pure): parsed answer line + given answer + reveal position → ``Verdict``.
+
+Decision order (a hit at a stronger match level always wins over a weaker one):
+
+1. match levels, strongest first: strict, exact, fuzzy, loose (see ``scoring.judge.matching``);
+2. within a level: reject clauses first, then accept (incl. anti-prompt), then prompt; at the fuzzy level the
+   closest candidate wins;
+3. a partial answer (some but not all required words) → prompt when the line says "prompt on partial",
+   else reject;
+4. nothing matched → needs_moderator if the line has a free-text clause ("accept equivalents", "answers
+   indicating …"), else reject.
+
+Timing clauses ("before X is read", "until …", "after …", "but prompt after") need the reveal position.
+Policy: with ``token_index=None`` a timing clause is taken as in force (position unknown, as in the
+conformance data). With a position, X is located in ``question`` (whitespace tokens, power marks dropped,
+as in QUIZBOWL.md); "before/until X" holds iff ``token_index`` < X's first token, "after X" iff
+``token_index`` >= X's last token. If X cannot be located but ``token_count`` shows the whole question was
+read, "before" clauses are out and "after" clauses in force; otherwise a clause that decides the answer yields
+needs_moderator.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from scoring.judge.grammar import Answer, AnswerLine, Clause, parse_answer_line
+from scoring.judge.matching import given_variants, match_answer, pair_cost
+from scoring.judge.text import Token, fold, tokens
+
+Outcome = Literal["accept", "prompt", "reject", "needs_moderator"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judge's suggestion for one given answer.
+
+    outcome: "accept" | "prompt" | "reject" | "needs_moderator".
+    directed_prompt: the text to ask the player on a prompt (``with "…"`` / ``by asking "…"``), else None.
+    reason: short human-readable note saying which clause (and which match level) decided.
+    """
+
+    outcome: Outcome
+    directed_prompt: str | None = None
+    reason: str = ""
+
+
+_RANK = {"reject": 0, "accept": 1, "antiprompt": 1, "prompt": 2}
+_LEVELS = ("strict", "exact", "fuzzy", "loose")
+
+
+def _question_tokens(question: str) -> list[Token]:
+    words = [w.replace("(*)", "").replace("(+)", "") for w in question.split()]
+    return [(tokens(w) or [Token("", "")])[0] for w in words if w]
+
+
+def _locate(target: list[Token], question: list[Token]) -> tuple[int, int] | None:
+    target = [t for t in target if not t.article]
+    if not target:
+        return None
+    for i in range(len(question) - len(target) + 1):
+        if all(pair_cost(question[i + k], t, False) is not None for k, t in enumerate(target)):
+            return i, i + len(target) - 1
+    return None
+
+
+def _timing_state(
+    clause: Clause,
+    answer: Answer,
+    token_index: int | None,
+    token_count: int | None,
+    question: str | None,
+) -> str:
+    """ "active" | "inactive" | "unknown" for a clause with a timing condition (see the module docstring)."""
+    timing = clause.timing
+    if timing is None or token_index is None:
+        return "active"
+    if question:
+        target = tokens(timing.target) if timing.target else [t for t in answer.tokens if not t.optional]
+        if where := _locate(target, _question_tokens(question)):
+            start, end = where
+            holds = token_index < start if timing.kind == "before" else token_index >= end
+            return "active" if holds else "inactive"
+    if token_count is not None and token_index >= token_count - 1:
+        return "inactive" if timing.kind == "before" else "active"
+    return "unknown"
+
+
+def _describe(clause: Clause) -> str:
+    return "main answer" if clause.main else f'clause "{clause.source}"'
+
+
+def _decide(
+    line: AnswerLine,
+    given: str,
+    token_index: int | None,
+    token_count: int | None,
+    question: str | None,
+) -> Verdict:
+    variants = given_variants(given)
+    if not any(t for v in variants for t in v if not t.article):
+        return Verdict("reject", None, "empty answer")
+    strict = [fold(given)] + [None] * (len(variants) - 1)
+    either = [
+        Answer(a.text, [Token(**{**t.__dict__, "required": t is req}) for t in a.tokens], a.lenient, a.strict)
+        for a in line.clauses[0].answers
+        for req in a.tokens
+        if line.either and req.required and not req.article
+    ]
+    hits: dict[str, list[tuple[int, int, Clause, Answer]]] = {lv: [] for lv in (*_LEVELS, "partial")}
+    for order, clause in enumerate(line.clauses):
+        answers = clause.answers + (either if clause.main else [])
+        for ans in answers:
+            for v, s in zip(variants, strict, strict=True):
+                if m := match_answer(ans, v, s):
+                    hits[m.level].append((m.cost, order, clause, ans))
+    undecided: tuple[Clause, str] | None = None
+    expired: Clause | None = None
+    for level in _LEVELS:
+        found = sorted(hits[level], key=lambda h: (h[0] if level == "fuzzy" else 0, _RANK[h[2].kind], h[1]))
+        for _, _, clause, ans in found:
+            state = _timing_state(clause, ans, token_index, token_count, question)
+            if state == "inactive":
+                expired = expired or clause
+                continue
+            if state == "unknown":
+                undecided = undecided or (clause, level)
+                continue
+            if undecided:
+                break
+            outcome: Outcome = "accept" if clause.kind in ("accept", "antiprompt") else clause.kind  # type: ignore[assignment]
+            note = " (anti-prompt)" if clause.kind == "antiprompt" else ""
+            directed = clause.directed if outcome == "prompt" else None
+            return Verdict(outcome, directed, f"{outcome}: {level} match on {_describe(clause)}{note}")
+        if undecided:
+            clause, level = undecided
+            return Verdict(
+                "needs_moderator",
+                clause.directed,
+                f"{level} match on {_describe(clause)}, but its timing condition cannot be located",
+            )
+    if line.partial_prompt is not None:
+        for _, _, clause, _ in hits["partial"]:
+            if clause.kind in ("accept", "antiprompt"):
+                pp = line.partial_prompt
+                return Verdict("prompt", pp.directed, f'prompt: partial answer ("{pp.source}")')
+    free = [c for c in line.clauses if c.free_text and c.kind in ("accept", "antiprompt")]
+    if free:
+        return Verdict(
+            "needs_moderator", None, f'no listed answer matched; free-text clause "{free[0].source}"'
+        )
+    if hits["partial"]:
+        return Verdict("reject", None, f"reject: partial answer to {_describe(hits['partial'][0][2])}")
+    if expired:
+        return Verdict("reject", None, f"reject: {_describe(expired)} no longer applies at this buzz")
+    return Verdict("reject", None, "reject: no clause matched")
+
+
+def judge(
+    answer_line: str,
+    given: str,
+    *,
+    token_index: int | None = None,
+    token_count: int | None = None,
+    question: str | None = None,
+) -> Verdict:
+    """Judge a player's answer against a quizbowl answer line.
+
+    answer_line: HTML (``<b><u>…</u></b>`` or ``<u>…</u>`` = required part) or plain text, with ``[…]`` or
+        ``(…)`` directive sections (accept / or / prompt on / anti-prompt / reject / do not accept or prompt
+        on, accept either, prompt on partial, directed prompts, timing clauses) and ``<…>`` editor notes.
+    given: the player's answer; empty (after folding) → reject.
+    token_index: 0-based index of the last question token the player had seen at the buzz, or None.
+    token_count: number of tokens in the question (power marks excluded), or None.
+    question: the tossup text, used to locate X in "before/after X is read" clauses; optional.
+    Returns a Verdict; never raises (an answer line that cannot be parsed gives needs_moderator).
+    Grammar: QUIZBOWL.md "Answer lines and judging" (qbreader qb-answer-checker conventions).
+    """
+    if not given or not given.strip():
+        return Verdict("reject", None, "empty answer")
+    try:
+        line = parse_answer_line(answer_line or "")
+        if not line.clauses[0].answers and len(line.clauses) == 1:
+            return Verdict("needs_moderator", None, "answer line has no parsable answer")
+        return _decide(line, given, token_index, token_count, question)
+    except Exception as exc:  # a judge must never take the match down; the moderator rules instead
+        return Verdict("needs_moderator", None, f"could not parse answer line ({type(exc).__name__}: {exc})")

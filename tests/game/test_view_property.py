@@ -1,0 +1,239 @@
+"""A connected client's view never drifts from a fresh snapshot: for random command sequences,
+every audience's view before a command with that command's visible events applied
+(``apply_event``) equals the view after it (``view``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from competition.game import (
+    Adjust,
+    Answer,
+    BonusAnswer,
+    Buzz,
+    End,
+    MatchState,
+    Next,
+    Pause,
+    Protest,
+    ReplayTossup,
+    Resume,
+    Reveal,
+    Rule,
+    RuleViolation,
+    SeatPlayer,
+    SetSpeed,
+    Skip,
+    Start,
+    Tick,
+    Undo,
+    apply,
+    apply_event,
+    event_audiences,
+    view,
+)
+from competition.game.commands import OUTCOMES, VERDICTS
+
+from .support import BOT, HUMAN_A, HUMAN_B, T0, TEAM_A, TEAM_B, make_state
+
+ACTIONS = (
+    "seat",
+    "start",
+    "tick",
+    "buzz",
+    "answer",
+    "rule",
+    "bonus_answer",
+    "undo",
+    "skip",
+    "next",
+    "pause",
+    "resume",
+    "speed",
+    "replay",
+    "reveal",
+    "adjust",
+    "protest",
+    "end",
+)
+
+
+def audiences(state: MatchState) -> list[tuple[str, int | None]]:
+    """Every connection that can exist before a command: moderator, spectator, each seat."""
+    seats = [(f"player:{p.player_id}", p.team_id) for p in state.players]
+    return [("moderator", None), ("all", None), *seats]
+
+
+def check_views_agree(old: MatchState, new: MatchState, events: list) -> None:
+    for audience, team_id in audiences(old):
+        receives = event_audiences(audience, team_id)
+        folded = view(old, audience)
+        for event in events:
+            if event.audience in receives:
+                folded = apply_event(folded, event)
+        fresh = view(new, audience)
+        differ = {
+            k: (folded.get(k), fresh.get(k)) for k in {*folded, *fresh} if folded.get(k) != fresh.get(k)
+        }
+        assert folded == fresh, (audience, [e.type for e in events], differ)
+        json.dumps(fresh)  # what goes on the wire
+
+
+def likely_actions(state: MatchState) -> list[str]:
+    """Every action, weighted towards what moves the current phase on; rarely the end."""
+    focus = {
+        "lobby": ["seat", "start"],
+        "reading": ["tick", "buzz", "buzz"],
+        "dead_time": ["tick", "buzz"],
+        "answering": ["answer", "answer", "rule", "tick"],
+        "ruling": ["rule", "rule", "undo"],
+        "bonus": ["bonus_answer", "bonus_answer", "tick"],
+        "bonus_ruling": ["rule", "rule"],
+        "between": ["tick", "next"],
+    }.get(state.phase, [])
+    return [*ACTIONS[:-1], *focus * 4, "end"]
+
+
+def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
+    """A plausible command for ``action`` on ``state`` (it may still be refused)."""
+    t = state.tossup
+    qid = t.question_id if t is not None else 100
+    players = [p.player_id for p in state.players]
+    if action == "seat":
+        next_seat[0] += 1
+        return SeatPlayer(next_seat[0], draw(st.sampled_from([TEAM_A, TEAM_B])), f"seat{next_seat[0]}")
+    if action == "start":
+        return Start()
+    if action == "tick":
+        return Tick()
+    if action == "buzz":
+        revealed = t.revealed if t is not None else 0
+        return Buzz(
+            draw(st.sampled_from(players)),
+            qid,
+            draw(st.integers(0, max(revealed - 1, 0))),
+            delay_bound=draw(st.sampled_from([0.0, 0.1, 0.3])),
+        )
+    if action == "answer":
+        buzzer = (
+            t.buzz["player_id"] if t is not None and t.buzz is not None else draw(st.sampled_from(players))
+        )
+        verdict = draw(st.sampled_from(VERDICTS))
+        return Answer(buzzer, qid, draw(st.sampled_from(["Curie", "no idea"])), verdict, "why", "Which one?")
+    if action == "rule":
+        return Rule(draw(st.sampled_from(OUTCOMES)), draw(st.sampled_from([None, "More specific?"])))
+    if action == "bonus_answer":
+        b = state.bonus
+        if b is None:
+            return BonusAnswer(HUMAN_A, 500, 0, "x", "accept")
+        team = [p.player_id for p in state.players if p.team_id == b.team_id] or players
+        verdict = draw(st.sampled_from(VERDICTS))
+        return BonusAnswer(
+            draw(st.sampled_from(team)), b.bonus_id, b.part, "guess", verdict, "r", "Be specific"
+        )
+    simple = {"undo": Undo, "skip": Skip, "next": Next, "pause": Pause, "resume": Resume}
+    simple |= {"replay": ReplayTossup, "reveal": Reveal, "end": End}
+    if action in simple:
+        return simple[action]()
+    if action == "speed":
+        return SetSpeed(draw(st.sampled_from([30.0, 60.0, 240.0])))
+    if action == "adjust":
+        open_protests = [p["protest_id"] for p in state.protests if p["status"] == "open"]
+        protest = draw(st.sampled_from([None, *open_protests]))
+        return Adjust(draw(st.sampled_from([TEAM_A, TEAM_B])), draw(st.integers(-10, 10)), "fix", protest)
+    if action == "protest":
+        return Protest("unfair", draw(st.sampled_from([None, TEAM_A, TEAM_B])))
+    raise AssertionError(action)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    data=st.data(),
+    auto_rule=st.booleans(),
+    auto_advance=st.booleans(),
+    preset=st.sampled_from(["naqt", "hvc"]),
+    collection_window=st.sampled_from([0.0, 0.15]),
+)
+def test_applying_each_event_to_the_view_gives_the_fresh_view(
+    data, auto_rule, auto_advance, preset, collection_window
+):
+    state = make_state(
+        preset=preset,
+        tossups=3,
+        bonuses=2,
+        words=6,
+        auto_rule=auto_rule,
+        auto_advance=auto_advance,
+        collection_window=collection_window,
+    )
+    now, next_seat = T0, [100]
+    for _ in range(data.draw(st.integers(10, 60), label="steps")):
+        now += data.draw(st.sampled_from([0.0, 0.05, 0.2, 0.7, 1.5, 4.0]), label="dt")
+        action = data.draw(st.sampled_from(likely_actions(state)), label="action")
+        cmd = command_for(action, state, data.draw, next_seat)
+        try:
+            new, events = apply(state, cmd, now)
+        except RuleViolation:
+            continue
+        check_views_agree(state, new, events)
+        state = new
+    # A driver's last Tick, well after everything scheduled (a Tick is never refused).
+    new, events = apply(state, Tick(), now + 60)
+    check_views_agree(state, new, events)
+
+
+def test_a_seat_reaches_every_view_through_player_joined():
+    state = make_state(with_bot=False)
+    new, events = apply(state, SeatPlayer(77, TEAM_B, "cy"), T0)
+    assert [(e.type, e.audience) for e in events] == [("player_joined", "all")]
+    assert events[0].data == {
+        "player_id": 77,
+        "team_id": TEAM_B,
+        "name": "cy",
+        "kind": "human",
+        "weight_class": "",
+    }
+    check_views_agree(state, new, events)
+    assert view(new, "player:77")["you"] == {
+        "player_id": 77,
+        "team_id": TEAM_B,
+        "name": "cy",
+        "kind": "human",
+    }
+    assert new.player(77) is not None and state.player(77) is None
+
+
+@pytest.mark.parametrize(
+    ("cmd", "reason"),
+    [
+        (SeatPlayer(HUMAN_B, TEAM_B, "again"), "bad_value"),
+        (SeatPlayer(78, 99, "nowhere"), "unknown_team"),
+        (SeatPlayer(78, TEAM_B, "odd", kind="alien"), "bad_value"),
+    ],
+)
+def test_bad_seats_are_refused(cmd, reason):
+    with pytest.raises(RuleViolation) as err:
+        apply(make_state(), cmd, T0)
+    assert err.value.reason == reason
+
+
+def test_no_seat_after_the_start():
+    started, _ = apply(make_state(), Start(), T0)
+    with pytest.raises(RuleViolation) as err:
+        apply(started, SeatPlayer(78, TEAM_A, "late"), T0 + 1)
+    assert err.value.reason == "bad_phase"
+
+
+def test_bot_buzz_in_its_reaction_delay_is_in_the_moderators_race_only():
+    state, _ = apply(make_state(preset="hvc"), Start(), T0)
+    state, _ = apply(state, Tick(), T0 + 5.01)
+    new, events = apply(state, Buzz(BOT, 100, 5), T0 + 5.01)
+    check_views_agree(state, new, events)
+    assert [c["player_id"] for c in view(new, "moderator")["tossup"]["racing"]] == [BOT]
+    assert "racing" not in view(new, "all")["tossup"]
+    released, events = apply(new, Tick(), T0 + 5.31)  # released into the race: nothing to tell anyone
+    assert events == [] and view(released, "moderator") == view(new, "moderator")
