@@ -26,7 +26,8 @@ from django.db import InterfaceError, OperationalError
 
 from buzzer import protocol
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
-from competition import game, selectors, services
+from competition import selectors, services
+from competition.errors import TossupError
 from competition.models import Match, Player
 
 log = logging.getLogger(__name__)
@@ -39,6 +40,13 @@ OUTAGES = (
     redis.exceptions.TimeoutError,
     OSError,
 )
+
+
+def error_frame(error: TossupError, ref: Any = None) -> str:
+    """The one translation of the error family to the wire: ``{"type": "error", "code", "message",
+    "ref", "extra"?}`` (``extra`` only when the error has facts to give). A rule refusal carries its
+    own code (e.g. ``locked_out``); ``ref`` echoes the client frame's (None when unknown)."""
+    return json.dumps({"type": "error", **error.to_dict(), "ref": ref})
 
 
 def _authenticate(code: str, role: str, token: str) -> tuple[int, Player | None] | None:
@@ -176,7 +184,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     # --- client frames ----------------------------------------------------------------------------
     async def _error(self, code: str, message: str, ref: Any = None) -> None:
-        await self.send(text_data=json.dumps({"type": "error", "code": code, "message": message, "ref": ref}))
+        """Refuse with one of the edge's own codes (``protocol.FRAME_ERROR_CODES``)."""
+        await self._refuse(protocol.ProtocolError(code, message, ref), ref)
+
+    async def _refuse(self, error: TossupError, ref: Any = None) -> None:
+        await self.send(text_data=error_frame(error, ref))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one client frame; never raises (an escaping exception would end the
@@ -209,7 +221,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         try:
             msg = protocol.parse(text_data, self.role)
         except protocol.ProtocolError as exc:
-            await self._error(exc.code, exc.message, exc.ref)
+            await self._refuse(exc, exc.ref)
             return
         ref = self._ref = msg.get("ref")
         kind = msg["type"]
@@ -237,11 +249,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         try:
             applied = await database_sync_to_async(self._apply)(msg, now)
-        except game.RuleViolation as exc:
-            await self._error("rejected", exc.reason, ref)
-            return
-        except services.ServiceError as exc:
-            await self._error(exc.code, exc.message, ref)
+        except TossupError as exc:  # the rules' or the service's refusal, with its own code
+            await self._refuse(exc, ref)
             return
         ack: dict[str, Any] = {"type": "ack", "ref": ref, "seq": applied.seq}
         if getattr(applied, "duplicate", False):

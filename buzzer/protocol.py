@@ -2,7 +2,7 @@
 estimation. Pure (no Django), so it is tested without a server.
 
 Hostile input is expected: :func:`parse` turns any text into a validated message dict or a
-:class:`ProtocolError` with one of :data:`ERROR_CODES`, never another exception."""
+:class:`ProtocolError` with one of :data:`FRAME_ERROR_CODES`, never another exception."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from collections import deque
 from typing import Any
 
 from competition import game
+from competition.errors import RULE_CODES, SERVICE_CODES, TossupError
 
 PROBLEMS = ("lacks_factuality", "lacks_specificity", "subjectivity", "ambiguity")
 
@@ -66,22 +67,28 @@ SILENT_SERVER = 15.0  # a client that hears nothing for this long reconnects
 MAX_DELAY_BOUND = 0.3  # seconds: the most latency correction may move a buzz earlier than its arrival
 MAX_CLOCK_SKEW = 86400.0  # client clocks farther than a day from the server's are not used
 
-ERROR_CODES = (
-    "malformed",  # not JSON, not an object, too long or too deeply nested, binary
-    "unknown_type",  # unknown message type or command name
-    "invalid",  # a field missing, of the wrong type or out of range
-    "forbidden",  # the connection's role may not send this (or bad token at connect)
-    "rate_limited",  # too many frames on this connection or this seat
-    "rejected",  # a valid frame the rules refuse (message says why)
-    "unavailable",  # the server cannot reach its database or event stream; retry later
-    "internal",  # an unexpected server fault; nothing was changed by this frame
-)
+# The websocket edge's own error codes; an ``error`` frame carries one of these or the code of
+# the refusal itself (the engine's RULE_CODES, the service's SERVICE_CODES: competition.errors).
+FRAME_ERROR_CODES: dict[str, str] = {
+    "malformed": "not JSON, not an object, too long or too deeply nested, binary",
+    "unknown_type": "unknown message type or command name",
+    "invalid": "a field missing, of the wrong type or out of range",
+    "forbidden": "the connection's role may not send this (or bad token at connect)",
+    "rate_limited": "too many frames on this connection or this seat",
+    "unavailable": "the server cannot reach its database or event stream; retry later",
+    "internal": "an unexpected server fault; nothing was changed by this frame",
+}
+# Every code an ``error`` frame may carry (docs/PROTOCOL.md "Frames from the server").
+ERROR_CODES: tuple[str, ...] = tuple(dict.fromkeys([*FRAME_ERROR_CODES, *SERVICE_CODES, *RULE_CODES]))
 
 
-class ProtocolError(Exception):
-    def __init__(self, code: str, message: str, ref: Any = None):
-        super().__init__(message)
-        self.code, self.message, self.ref = code, message, ref
+class ProtocolError(TossupError):
+    """A client frame refused at the edge: ``code`` one of :data:`FRAME_ERROR_CODES`; ``ref`` the
+    frame's ``ref`` to echo (None when it could not be read)."""
+
+    def __init__(self, code: str, message: str, ref: Any = None, extra: dict[str, Any] | None = None):
+        super().__init__(code, message, extra)
+        self.ref = ref
 
 
 def _check_fields(msg: dict[str, Any], fields: dict[str, tuple[type, ...]], ref: Any) -> None:

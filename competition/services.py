@@ -21,6 +21,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from competition import game, signals
+from competition.errors import TossupError
 from competition.models import (
     Bonus,
     BonusPartResult,
@@ -46,13 +47,9 @@ GAP_MIN = 1.0
 COMMAND_GAP_MIN = 3.0
 
 
-class ServiceError(Exception):
-    """A request the service refuses (unknown code, bad team, …); ``code`` is machine-readable."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ServiceError(TossupError):
+    """A request the service refuses (unknown code, bad team, …): ``code`` one of
+    ``competition.errors.SERVICE_CODES``, ``message`` for people, ``extra`` facts (often empty)."""
 
 
 @dataclass(frozen=True)
@@ -499,11 +496,11 @@ def _project(
             # A timeout is ruled at its deadline, not when a (late) driver's Tick applied it.
             ruled_at = next(
                 (
-                    h["at"]
+                    h.at
                     for h in reversed(new.history)
-                    if h["kind"] == "tossup"
-                    and h["question_id"] == d["question_id"]
-                    and h["player_id"] == d["player_id"]
+                    if isinstance(h, game.TossupRuling)
+                    and h.question_id == d["question_id"]
+                    and h.player_id == d["player_id"]
                 ),
                 now,
             )
@@ -538,7 +535,7 @@ def _bonus_verdict(command: Any, old: game.MatchState, d: dict[str, Any]) -> str
     if isinstance(command, game.BonusAnswer):
         return command.verdict
     pending = old.bonus.pending if old.bonus is not None else None
-    return (pending or {}).get("verdict", "")
+    return pending.verdict if pending is not None else ""
 
 
 def _current_buzz(match: Match, d: dict[str, Any]):
@@ -586,14 +583,14 @@ def answer(
 
 def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Verdict:
     t = state.tossup
-    if t is None or t.question_id != question_id or not t.buzz or t.buzz["player_id"] != player_id:
+    if t is None or t.question_id != question_id or not t.buzz or t.buzz.player_id != player_id:
         # Not this player's turn: the engine refuses the Answer with the precise reason.
         return Verdict("reject", None, "no answer expected")
     spec = state.tossups[t.index]
     return judge(
         spec.answer_line,
         text,
-        token_index=t.buzz["token_index"],
+        token_index=t.buzz.token_index,
         token_count=len(spec.tokens),
         question=" ".join(spec.tokens),
     )

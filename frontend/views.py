@@ -1,7 +1,8 @@
 """Pages (home, moderator, player tablet, spectator, analyst) and the small JSON API they use.
 
 Views stay thin: writes go through ``competition.services``; the live game runs over the
-websocket (docs/PROTOCOL.md). Every ``/api/`` error has one shape: ``{"code", "message"}``.
+websocket (docs/PROTOCOL.md). Every ``/api/`` error has one shape, built by :func:`api_error`
+from the error family (``competition.errors``): ``{"code", "message", "extra"?}``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_ratelimit.core import is_ratelimited
 
 from competition import services
+from competition.errors import TossupError
 from competition.models import Match, Player, Team
 from frontend import analysis
 from frontend.forms import MatchCreateForm
@@ -48,14 +50,18 @@ FLAG_PROBLEMS = [
 ]
 
 
-def api_error(code: str, message: str, status: int = 400) -> JsonResponse:
-    return JsonResponse({"code": code, "message": message}, status=status)
+def api_error(error: TossupError, status: int = 400) -> JsonResponse:
+    """The HTTP edge's one translation of the error family: ``error.to_dict()`` —
+    ``{"code", "message", "extra"?}`` — with HTTP ``status``."""
+    return JsonResponse(error.to_dict(), status=status)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """``CSRF_FAILURE_VIEW``: the API's JSON error shape under /api/, Django's page elsewhere."""
     if request.path.startswith("/api/"):
-        return api_error("csrf", f"CSRF check failed ({reason}): reload the page and try again", 403)
+        return api_error(
+            TossupError("csrf", f"CSRF check failed ({reason}): reload the page and try again"), 403
+        )
     return django_csrf_failure(request, reason)
 
 
@@ -218,7 +224,7 @@ def api_match(request: HttpRequest, code: str) -> JsonResponse:
     """``{name, status, teams: [{id, name, kind}]}`` with the human teams a player may join."""
     match = Match.objects.filter(join_code=code.strip().upper()).first()
     if match is None:
-        return api_error("not_found", "no match with that join code", status=404)
+        return api_error(TossupError("not_found", "no match with that join code"), status=404)
     teams = [{"id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.filter(kind=Team.Kind.HUMAN)]
     return JsonResponse({"name": match.name, "status": match.status, "teams": teams})
 
@@ -248,28 +254,32 @@ def api_join(request: HttpRequest) -> JsonResponse:
     ``X-CSRFToken``). Errors ``{code, message}``: 400 ``malformed``/``invalid``/``not_found``/
     ``closed``, 409 ``seat_taken``, 429 ``rate_limited`` (per client IP), 403 ``csrf``."""
     if _join_rate_limited(request):
-        response = api_error("rate_limited", "too many join attempts from this address: wait a minute", 429)
+        response = api_error(
+            TossupError("rate_limited", "too many join attempts from this address: wait a minute"), 429
+        )
         response["Retry-After"] = "60"
         return response
     try:
         body = json.loads(request.body or b"")
     except (json.JSONDecodeError, UnicodeDecodeError):
-        return api_error("malformed", "body must be a JSON object")
+        return api_error(TossupError("malformed", "body must be a JSON object"))
     if not isinstance(body, dict):
-        return api_error("malformed", "body must be a JSON object")
+        return api_error(TossupError("malformed", "body must be a JSON object"))
     missing = [k for k in ("code", "name", "team") if not isinstance(body.get(k), str) or not body[k].strip()]
     if missing:
-        return api_error("invalid", f"missing or empty: {', '.join(missing)}")
+        return api_error(TossupError("invalid", f"missing or empty: {', '.join(missing)}"))
     fields: dict[str, str] = {k: body[k] for k in ("code", "name", "team")}
     secret = body.get("secret", "")
     if not isinstance(secret, str) or len(secret) > 200:
-        return api_error("invalid", "secret must be a string (the seat's token or a reclaim code)")
+        return api_error(
+            TossupError("invalid", "secret must be a string (the seat's token or a reclaim code)")
+        )
     try:
         player = services.join_match(
             code=fields["code"], name=fields["name"], team=fields["team"], secret=secret.strip()
         )
     except services.ServiceError as exc:
-        return api_error(exc.code, exc.message, status=409 if exc.code == "seat_taken" else 400)
+        return api_error(exc, status=409 if exc.code == "seat_taken" else 400)
     return JsonResponse(
         {
             "player_id": player.id,
@@ -285,9 +295,11 @@ def _moderated_match(request: HttpRequest, code: str) -> Match | JsonResponse:
     session's remembered token), else the API error to return."""
     match = Match.objects.filter(join_code=code.strip().upper()).first()
     if match is None:
-        return api_error("not_found", "no match with that join code", status=404)
+        return api_error(TossupError("not_found", "no match with that join code"), status=404)
     if not moderates(request, match, request.headers.get("X-Moderator-Token", "")):
-        return api_error("forbidden", "needs an organiser login or the match's moderator token", status=403)
+        return api_error(
+            TossupError("forbidden", "needs an organiser login or the match's moderator token"), status=403
+        )
     return match
 
 
@@ -323,7 +335,7 @@ def api_reclaim(request: HttpRequest, code: str, player_id: int) -> JsonResponse
     try:
         reclaim_code = services.issue_reclaim_code(match_id=match.id, player_id=player_id)
     except services.ServiceError as exc:
-        return api_error(exc.code, exc.message, status=404 if exc.code == "not_found" else 400)
+        return api_error(exc, status=404 if exc.code == "not_found" else 400)
     player = Player.objects.get(pk=player_id)
     return JsonResponse({"player_id": player.id, "name": player.name, "reclaim_code": reclaim_code})
 
@@ -345,7 +357,7 @@ def api_fit_export(request: HttpRequest, fit_id: int, fmt: str) -> HttpResponse:
     """A fit's responses and fitted parameters as JSON or CSV (see ``irt.exports``)."""
     fit = Fit.objects.filter(pk=fit_id).first()
     if fit is None:
-        return api_error("not_found", f"no fit {fit_id}", status=404)
+        return api_error(TossupError("not_found", f"no fit {fit_id}"), status=404)
     name = f"fit-{fit.id}-{fit.dataset}"
     if fmt == "csv":
         return _download(HttpResponse(exports.export_csv(fit), content_type="text/csv"), f"{name}.csv")
@@ -358,7 +370,7 @@ def api_fit_table(request: HttpRequest, fit_id: int, table: str) -> HttpResponse
     (responses in the ADVSCORE paper's layout, readable by ``import_responses --format advscore``)."""
     fit = Fit.objects.filter(pk=fit_id).first()
     if fit is None:
-        return api_error("not_found", f"no fit {fit_id}", status=404)
+        return api_error(TossupError("not_found", f"no fit {fit_id}"), status=404)
     body = FIT_TABLES[table](fit)
     return _download(HttpResponse(body, content_type="text/csv"), f"fit-{fit.id}-{fit.dataset}-{table}.csv")
 

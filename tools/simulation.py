@@ -101,7 +101,7 @@ class SimPlayer:
                 await self._ping(ws)
                 continue
             if kind == "error":
-                if msg.get("ref") in buzz_refs and msg.get("message") != "team_already_buzzed":
+                if msg.get("ref") in buzz_refs and msg.get("code") != "team_already_buzzed":
                     buzzed = False  # refused (someone was answering): try again when reading resumes
                 continue
             if kind != "event":

@@ -280,7 +280,9 @@ class _Bot:
             self.log(f"server error {frame.get('code')}: {frame.get('message')} (ref {frame.get('ref')})")
             tossup = self.tossup
             if tossup is not None and frame.get("ref") == f"buzz:{tossup.question_id}":
-                tossup.buzz_sent = False  # refused (e.g. too late); we may buzz again on a later word
+                tossup.buzz_sent = False  # refused (e.g. locked out); we may buzz again on a later word
+                if frame.get("code") == "team_already_buzzed":
+                    tossup.team_locked = True  # a teammate got there first: this tossup is done for us
         return False
 
 

@@ -1,4 +1,17 @@
-"""Pure quizbowl match engine (no Django, no I/O, no clock): see docs/PROTOCOL.md "Engine contract"."""
+"""Pure quizbowl match engine (no Django, no I/O, no clock): see docs/PROTOCOL.md "Engine contract".
+
+Where things are:
+
+* ``machine``: ``apply(state, command, now)``, the command dispatch and the deadline loop.
+* ``clock``: pending deadlines, pause, resume, reading speed.
+* ``flow``: the lobby, starting the match and each tossup, between questions, the end.
+* ``tossup``: reading words, buzzes, the race between buzzes, the end of a tossup.
+* ``ruling``: answers, prompts, the moderator's rulings, answer timeouts.
+* ``bonus``: bonus parts, answers and rulings.
+* ``corrections``: undo, point adjustments, protests, replaying a tossup.
+* ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
+  (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
+"""
 
 from .commands import (
     MAX_DELAY_BOUND,
@@ -24,7 +37,19 @@ from .commands import (
     Tick,
     Undo,
 )
-from .engine import apply
+from .machine import apply
+from .records import (
+    Adjustment,
+    BonusRuling,
+    Candidate,
+    PartResult,
+    PendingAnswer,
+    ProtestNote,
+    Resolution,
+    Ruling,
+    TossupRuling,
+    WinningBuzz,
+)
 from .specs import BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, tokenize_tossup
 from .state import BonusRun, MatchState, TossupRun, new_match
 from .view import apply_event, event_audiences, view
@@ -32,35 +57,45 @@ from .view import apply_event, event_audiences, view
 __all__ = [
     "MAX_DELAY_BOUND",
     "Adjust",
+    "Adjustment",
     "Answer",
     "BonusAnswer",
     "BonusPartSpec",
+    "BonusRuling",
     "BonusRun",
     "BonusSpec",
     "Buzz",
+    "Candidate",
     "Command",
     "End",
     "Event",
     "MatchConfig",
     "MatchState",
     "Next",
+    "PartResult",
     "Pause",
+    "PendingAnswer",
     "PlayerSpec",
     "Protest",
+    "ProtestNote",
     "ReplayTossup",
+    "Resolution",
     "Resume",
     "Reveal",
     "Rule",
     "RuleViolation",
+    "Ruling",
     "SeatPlayer",
     "SetSpeed",
     "Skip",
     "Start",
     "TeamSpec",
     "Tick",
+    "TossupRuling",
     "TossupRun",
     "TossupSpec",
     "Undo",
+    "WinningBuzz",
     "apply",
     "apply_event",
     "event_audiences",

@@ -5,16 +5,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from competition.errors import RULE_CODES, TossupError
+
 VERDICTS = ("accept", "prompt", "reject", "needs_moderator")
 OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
 
 
-class RuleViolation(Exception):
-    """A command the rules refuse; nothing changed. ``reason`` is a short machine code
-    (e.g. "not_live", "locked_out", "team_already_buzzed", "wrong_question")."""
+class RuleViolation(TossupError):
+    """A command the rules refuse; nothing changed. ``code`` is one of ``competition.errors.RULE_CODES``
+    (e.g. "not_live", "locked_out", "team_already_buzzed", "wrong_question"); ``reason`` is the
+    same code (its older name); ``message`` says why for people (defaults to the code's description)."""
 
-    def __init__(self, reason: str, message: str = "") -> None:
-        super().__init__(message or reason)
+    def __init__(self, reason: str, message: str = "", extra: dict[str, Any] | None = None) -> None:
+        super().__init__(reason, message or RULE_CODES.get(reason, ""), extra)
         self.reason = reason
 
 

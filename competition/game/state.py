@@ -1,11 +1,24 @@
-"""The match state: plain data, JSON round-trippable, copied (never mutated) by ``apply``."""
+"""The match state: plain data, JSON round-trippable, copied (never mutated) by ``apply``.
+
+``TossupRun``, ``BonusRun`` and ``MatchState`` are the mutable parts of a copy; the records in
+them (``records``) and the specs (``specs``) are frozen and shared between copies."""
 
 from __future__ import annotations
 
-import copy
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
+from .clock import deadlines
+from .records import (
+    Adjustment,
+    Candidate,
+    PartResult,
+    PendingAnswer,
+    ProtestNote,
+    Ruling,
+    WinningBuzz,
+    ruling_from_dict,
+)
 from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec
 
 # Phases: lobby → (reading ⇄ dead_time ⇄ answering/ruling) → bonus/bonus_ruling → between … → ended.
@@ -33,12 +46,48 @@ class TossupRun:
     next_word_at: float | None = None
     dead_deadline: float | None = None
     locked_teams: list[int] = field(default_factory=list)
-    candidates: list[dict[str, Any]] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
     race_deadline: float | None = None
-    held: list[dict[str, Any]] = field(default_factory=list)
-    buzz: dict[str, Any] | None = None
+    held: list[Candidate] = field(default_factory=list)
+    buzz: WinningBuzz | None = None
     neg_given: bool = False
     outcome: str | None = None
+
+    def copy(self) -> TossupRun:
+        """A copy with its own lists (the records in them are frozen and shared)."""
+        return replace(
+            self,
+            revealed_at=list(self.revealed_at),
+            locked_teams=list(self.locked_teams),
+            candidates=list(self.candidates),
+            held=list(self.held),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict, keys in field order."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(
+            revealed_at=list(self.revealed_at),
+            locked_teams=list(self.locked_teams),
+            candidates=[c.to_dict() for c in self.candidates],
+            held=[h.to_dict() for h in self.held],
+            buzz=self.buzz and self.buzz.to_dict(),
+        )
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> TossupRun:
+        """Inverse of :meth:`to_dict`."""
+        return cls(
+            **{
+                **d,
+                "revealed_at": list(d["revealed_at"]),
+                "locked_teams": list(d["locked_teams"]),
+                "candidates": [Candidate.from_dict(c) for c in d["candidates"]],
+                "held": [Candidate.from_dict(h) for h in d["held"]],
+                "buzz": d["buzz"] and WinningBuzz.from_dict(d["buzz"]),
+            }
+        )
 
 
 @dataclass
@@ -51,18 +100,30 @@ class BonusRun:
     team_id: int
     part: int = 0
     deadline: float | None = None
-    pending: dict[str, Any] | None = None
+    pending: PendingAnswer | None = None
     points: int = 0
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[PartResult] = field(default_factory=list)
     prompts: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict, keys in field order."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d.update(pending=self.pending and self.pending.to_dict(), results=[r.to_dict() for r in self.results])
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> BonusRun:
+        """Inverse of :meth:`to_dict`."""
+        pending = d["pending"] and PendingAnswer.from_dict(d["pending"])
+        return cls(**{**d, "pending": pending, "results": [PartResult.from_dict(r) for r in d["results"]]})
 
 
 @dataclass
 class MatchState:
     """Everything the engine knows about a match. ``scores``: ``{str(team_id): points}``;
     ``history``: rulings (tossup buzzes and bonus parts, with ``undone`` flags);
-    ``adjustments``: moderator point adjustments; ``protests``: ``{protest_id, team_id,
-    question_id, reason, at, status: open|resolved, resolution}``; times in seconds since the epoch."""
+    ``adjustments``: moderator point adjustments; ``protests``: open and resolved protests
+    (see ``records``); times in seconds since the epoch."""
 
     config: MatchConfig
     teams: list[TeamSpec]
@@ -80,9 +141,9 @@ class MatchState:
     bonus_index: int = 0
     bonus: BonusRun | None = None
     between_deadline: float | None = None
-    history: list[dict[str, Any]] = field(default_factory=list)
-    adjustments: list[dict[str, Any]] = field(default_factory=list)
-    protests: list[dict[str, Any]] = field(default_factory=list)
+    history: list[Ruling] = field(default_factory=list)
+    adjustments: list[Adjustment] = field(default_factory=list)
+    protests: list[ProtestNote] = field(default_factory=list)
 
     @property
     def next_deadline(self) -> float | None:
@@ -99,34 +160,56 @@ class MatchState:
         return next((t for t in self.teams if t.team_id == team_id), None)
 
     def copy(self) -> MatchState:
-        """A copy whose mutable run-time parts are independent; the frozen specs are shared."""
-        runtime = ("scores", "tossup", "bonus", "history", "adjustments", "protests")
-        return replace(self, **{name: copy.deepcopy(getattr(self, name)) for name in runtime})
+        """A copy whose mutable run-time parts are independent; specs and records are shared (frozen)."""
+        return replace(
+            self,
+            scores=dict(self.scores),
+            tossup=self.tossup and self.tossup.copy(),
+            bonus=self.bonus and replace(self.bonus, results=list(self.bonus.results)),
+            history=list(self.history),
+            adjustments=list(self.adjustments),
+            protests=list(self.protests),
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict; ``MatchState.from_dict(s.to_dict()) == s``."""
-        d = {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self) if f.name not in SPEC_FIELDS}
-        d["config"] = self.config.to_dict()
+        """JSON-ready dict; ``MatchState.from_dict(s.to_dict()) == s``. Key order: the run-time
+        fields in field order, then the specs (``SPEC_FIELDS``)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in SPEC_FIELDS}
+        d.update(
+            config=self.config.to_dict(),
+            scores=dict(self.scores),
+            tossup=self.tossup and self.tossup.to_dict(),
+            bonus=self.bonus and self.bonus.to_dict(),
+            history=[h.to_dict() for h in self.history],
+            adjustments=[a.to_dict() for a in self.adjustments],
+            protests=[p.to_dict() for p in self.protests],
+        )
         for name in SPEC_FIELDS:
             d[name] = [_plain(v) for v in getattr(self, name)]
-        d["tossup"] = self.tossup and asdict(self.tossup)
-        d["bonus"] = self.bonus and asdict(self.bonus)
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchState:
-        """Inverse of :meth:`to_dict` (accepts its JSON round trip)."""
-        d = copy.deepcopy(d)
-        d["config"] = MatchConfig.from_dict(d["config"])
-        d["teams"] = [TeamSpec(**t) for t in d["teams"]]
-        d["players"] = [PlayerSpec(**p) for p in d["players"]]
-        d["tossups"] = [TossupSpec(**t) for t in d["tossups"]]
-        d["bonuses"] = [
-            BonusSpec(**{**b, "parts": [BonusPartSpec(**p) for p in b["parts"]]}) for b in d["bonuses"]
-        ]
-        d["tossup"] = d["tossup"] and TossupRun(**d["tossup"])
-        d["bonus"] = d["bonus"] and BonusRun(**d["bonus"])
-        return cls(**d)
+        """Inverse of :meth:`to_dict` (accepts its JSON round trip; ``d`` is not changed)."""
+        return cls(
+            **{
+                **d,
+                "config": MatchConfig.from_dict(d["config"]),
+                "teams": [TeamSpec(**t) for t in d["teams"]],
+                "players": [PlayerSpec(**p) for p in d["players"]],
+                "tossups": [TossupSpec(**{**t, "tokens": list(t["tokens"])}) for t in d["tossups"]],
+                "bonuses": [
+                    BonusSpec(**{**b, "parts": [BonusPartSpec(**p) for p in b["parts"]]})
+                    for b in d["bonuses"]
+                ],
+                "scores": dict(d["scores"]),
+                "tossup": d["tossup"] and TossupRun.from_dict(d["tossup"]),
+                "bonus": d["bonus"] and BonusRun.from_dict(d["bonus"]),
+                "history": [ruling_from_dict(h) for h in d["history"]],
+                "adjustments": [Adjustment.from_dict(a) for a in d["adjustments"]],
+                "protests": [ProtestNote.from_dict(p) for p in d["protests"]],
+            }
+        )
 
 
 def _plain(value: Any) -> Any:
@@ -136,31 +219,6 @@ def _plain(value: Any) -> Any:
     if is_dataclass(value):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return value
-
-
-def deadlines(st: MatchState) -> list[tuple[float, int, str]]:
-    """Pending deadlines as ``(time, priority, kind)``; at equal times a held bot buzz is
-    released before the race closes, and the race closes before the next word is read."""
-    if st.paused or st.status != "running":
-        return []
-    out: list[tuple[float, int, str]] = []
-    t = st.tossup
-    if t is not None and t.outcome is None:
-        out += [(h["release_at"], 0, "release") for h in t.held]
-        if t.race_deadline is not None:
-            out.append((t.race_deadline, 1, "race"))
-        if st.phase == "reading" and t.next_word_at is not None:
-            out.append((t.next_word_at, 2, "word"))
-        if st.phase == "answering" and t.buzz is not None and t.buzz["answer_deadline"] is not None:
-            out.append((t.buzz["answer_deadline"], 3, "answer"))
-        # A buzz in the collection window was in time: dead time waits for the race.
-        if st.phase == "dead_time" and t.dead_deadline is not None and not t.candidates:
-            out.append((t.dead_deadline, 4, "dead"))
-    if st.phase == "bonus" and st.bonus is not None and st.bonus.deadline is not None:
-        out.append((st.bonus.deadline, 5, "bonus"))
-    if st.phase == "between" and st.between_deadline is not None:
-        out.append((st.between_deadline, 6, "between"))
-    return out
 
 
 def new_match(

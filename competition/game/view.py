@@ -15,6 +15,7 @@ from typing import Any
 from scoring.rules import bonus_points
 
 from .commands import Event
+from .records import Candidate
 from .state import MatchState
 
 AUDIENCES = ("moderator", "all", "player:<id>")
@@ -75,10 +76,10 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "tossup": _tossup_view(st, moderator),
         "bonus": _bonus_view(st, moderator),
         "tossup_count": len(st.tossups),
-        "history": [dict(h) for h in st.history],
+        "history": [h.to_dict() for h in st.history],
     }
     if moderator:
-        snapshot["protests"] = [dict(p) for p in st.protests]
+        snapshot["protests"] = [p.to_dict() for p in st.protests]
     if viewer is not None:
         me = st.player(viewer)
         snapshot["you"] = me and {
@@ -122,26 +123,38 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     if t.buzz is not None:
         b = t.buzz
         out["buzz"] = {
-            k: b[k] for k in ("player_id", "team_id", "kind", "token_index", "answer_deadline", "prompts")
+            "player_id": b.player_id,
+            "team_id": b.team_id,
+            "kind": b.kind,
+            "token_index": b.token_index,
+            "answer_deadline": b.answer_deadline,
+            "prompts": b.prompts,
         }
         # Others see a directed prompt once it is given; the moderator also the judge's suggestion.
         given = moderator or st.phase == "answering"
-        out["buzz"]["directed_prompt"] = b["directed_prompt"] if given else None
+        out["buzz"]["directed_prompt"] = b.directed_prompt if given else None
         if moderator:
             waiting = st.phase == "ruling"
-            out["buzz"].update({k: b[k] if waiting else None for k in ("guess", "verdict", "reason")})
+            out["buzz"].update(
+                guess=b.guess if waiting else None,
+                verdict=b.verdict if waiting else None,
+                reason=b.reason if waiting else None,
+            )
     if moderator:
         # Every buzz of the open race (a bot's included while in its reaction delay), as received.
-        racing = [
-            {"question_id": t.question_id, **{k: c[k] for k in RECEIVED_FIELDS[1:]}} for c in t.candidates
-        ]
-        racing += [{"question_id": t.question_id, **{k: h[k] for k in RECEIVED_FIELDS[1:]}} for h in t.held]
+        racing = [_racing_entry(t.question_id, c) for c in [*t.candidates, *t.held]]
         out["racing"] = sorted(racing, key=_racing_order)
     if moderator or t.outcome is not None:
         out["answer_line"] = spec.answer_line
         out["power_index"] = spec.power_index
         out["superpower_index"] = spec.superpower_index
     return out
+
+
+def _racing_entry(question_id: int, c: Candidate) -> dict[str, Any]:
+    """A buzz of the open race as its ``buzz_received`` event published it."""
+    d = c.to_dict()
+    return {"question_id": question_id, **{k: d[k] for k in RECEIVED_FIELDS[1:]}}
 
 
 def _racing_order(c: dict[str, Any]) -> tuple[float, int]:
@@ -153,7 +166,7 @@ def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     if b is None:
         return None
     spec = next(s for s in st.bonuses if s.bonus_id == b.bonus_id)
-    ruled = {r["part"]: r for r in b.results}
+    ruled = {r.part: r for r in b.results}
     parts = []
     # Players see the parts read so far; the moderator sees the whole bonus.
     for k, part in enumerate(spec.parts[: st.config.preset.bonus_parts]):
@@ -163,7 +176,7 @@ def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
             "part": k,
             "text": part.text,
             "value": bonus_points(st.config.preset, True, part.value),
-            "result": _part_result(ruled[k]) if k in ruled else None,
+            "result": ruled[k].to_dict() if k in ruled else None,
         }
         if moderator or k in ruled:
             entry["answer_line"] = part.answer_line
@@ -180,18 +193,8 @@ def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     }
     if b.pending is not None and moderator:
         p = b.pending
-        out["pending"] = {
-            "player_id": p["player_id"],
-            "guess": p["guess"],
-            "verdict": p["verdict"],
-            "reason": p["reason"],
-            "directed_prompt": p.get("directed_prompt"),
-        }
+        out["pending"] = p.to_dict()
     return out
-
-
-def _part_result(r: dict[str, Any]) -> dict[str, Any]:
-    return {k: r[k] for k in ("part", "player_id", "guess", "ruling", "points")}
 
 
 # -- the client's reducer -------------------------------------------------------------------

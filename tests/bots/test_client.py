@@ -68,7 +68,7 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
         assert (second["question_id"], second["token_index"]) == (12, 1)
         # The server refuses that buzz; the bot keeps playing and buzzes again on the next word.
         await s.ws.send(
-            json.dumps({"type": "error", "code": "rejected", "message": "late", "ref": second["ref"]})
+            json.dumps({"type": "error", "code": "locked_out", "message": "late", "ref": second["ref"]})
         )
         await s.words(12, 2, "y")
         third = await s.expect("buzz")
@@ -168,6 +168,33 @@ async def test_buzz_lost_lets_the_bot_buzz_again() -> None:
 
     stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
     assert stats["buzzes"] == 0  # neither buzz was granted
+
+
+async def test_a_refused_buzz_is_retried_unless_the_team_already_buzzed() -> None:
+    guesser = ScriptedGuesser(trigger="w0")
+
+    async def script(s: Session) -> None:
+        await s.ws.send(snapshot())
+        await s.event("tossup_started", index=0, question_id=5, token_count=10, category="Art")
+        await s.words(5, 0, "w0")
+        first = await s.expect("buzz")
+        # A transient refusal (someone else's answer is being heard): the bot buzzes again later.
+        await s.ws.send(
+            json.dumps({"type": "error", "code": "locked_out", "message": "x", "ref": first["ref"]})
+        )
+        await s.words(5, 1, "w1")
+        second = await s.expect("buzz")
+        assert second["token_index"] == 1
+        # A teammate got there first: the code, not the message, says this tossup is done for the bot.
+        await s.ws.send(
+            json.dumps({"type": "error", "code": "team_already_buzzed", "message": "x", "ref": second["ref"]})
+        )
+        await s.words(5, 2, "w2")
+        await s.quiet()  # no third buzz
+        await s.event("match_ended", scores={})
+
+    stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
+    assert stats["errors"] == 2 and stats["buzzes"] == 0
 
 
 async def test_snapshot_of_an_ended_tossup_is_not_played() -> None:

@@ -11,6 +11,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from buzzer import protocol
 from competition.models import Buzz, Match, MatchEvent, Player
 from config.asgi import application
 from tests.support.factories import make_match
@@ -102,10 +103,11 @@ async def test_bad_frames_get_errors_and_change_nothing():
         await comm.send_to(text_data=text)
         frame = await recv(comm)
         assert frame["type"] == "error" and frame["code"] == code
-    # A well-formed buzz before the match started is refused by the rules, with a reason.
+    # A well-formed buzz before the match started is refused by the rules, with the rule's own code.
     await comm.send_to(text_data=json.dumps({"type": "buzz", "question_id": 1, "token_index": 0, "ref": 9}))
     frame = await recv(comm)
-    assert frame["type"] == "error" and frame["code"] == "rejected" and frame["ref"] == 9 and frame["message"]
+    assert frame["type"] == "error" and frame["code"] == "not_live" and frame["ref"] == 9 and frame["message"]
+    assert frame["code"] in protocol.ERROR_CODES and "extra" not in frame
     assert await head_seq(match) == before
     await comm.disconnect()
 
@@ -155,7 +157,7 @@ async def test_a_tossup_is_read_buzzed_answered_scored_and_revealed():
         text_data=json.dumps({"type": "buzz", "question_id": qid, "token_index": 4, "ref": 2})
     )
     refused, _ = await until(teammate, lambda f: f["type"] == "error")
-    assert refused["code"] == "rejected" and refused["ref"] == 2
+    assert refused["code"] == "team_already_buzzed" and refused["ref"] == 2
 
     await player.send_to(text_data=json.dumps({"type": "answer", "question_id": qid, "text": "moby dick"}))
     ruled, _ = await until(player, is_event("buzz_ruled"))

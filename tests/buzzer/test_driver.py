@@ -79,7 +79,7 @@ async def test_a_server_killed_in_an_answer_window_leaves_the_buzzer_its_answer_
     match = await play_until_killed()
     before = await state(match)
     assert before.tossup is not None and before.tossup.buzz is not None
-    remaining = before.tossup.buzz["answer_deadline"] - (base + 1.5)
+    remaining = before.tossup.buzz.answer_deadline - (base + 1.5)
     assert WINDOW - 0.5 < remaining < WINDOW  # the window opened when the race closed (≈ base + 1.16)
     head = len(await events(match))
 
@@ -95,8 +95,8 @@ async def test_a_server_killed_in_an_answer_window_leaves_the_buzzer_its_answer_
     finally:
         await driver.stop()
     assert after.tossup is not None and after.tossup.buzz is not None
-    assert after.tossup.buzz["player_id"] == before.tossup.buzz["player_id"]
-    left = after.tossup.buzz["answer_deadline"] - restarted_at
+    assert after.tossup.buzz.player_id == before.tossup.buzz.player_id
+    left = after.tossup.buzz.answer_deadline - restarted_at
     assert left == pytest.approx(remaining, abs=driving.HEARTBEAT_S)
     new = late[head:]
     assert [k for k, _, _ in new] == ["paused", "resumed"]  # one recovery, no buzz_ruled

@@ -25,7 +25,7 @@ from competition.game import (
     tokenize_tossup,
     view,
 )
-from competition.game.engine import decide_press_at, decide_token_index
+from competition.game.tossup import decide_press_at, decide_token_index
 from scoring.rules import load_preset
 
 from .support import BOT, HUMAN_A, HUMAN_B, T0, Driver, started
@@ -100,14 +100,12 @@ def test_engine_buzz_token_index_is_bounded_by_what_was_shown(offset, claimed, b
     (c,) = d.state.tossup.candidates
     capped = min(bound, MAX_DELAY_BOUND)
     floor = max([i for i, at in shown if at <= now - capped], default=0)
-    assert (c["floor_token_index"], c["delay_bound"], c["claimed_token_index"]) == (floor, capped, claimed)
-    assert floor <= c["token_index"] <= len(shown) - 1
-    assert press is None or now - capped <= c["corrected_press_at"] <= now
+    assert (c.floor_token_index, c.delay_bound, c.claimed_token_index) == (floor, capped, claimed)
+    assert floor <= c.token_index <= len(shown) - 1
+    assert press is None or now - capped <= c.corrected_press_at <= now
     received = d.last("buzz_received")
     assert received.audience == "moderator"
-    assert (
-        received.data["token_index"] == c["token_index"] and received.data["claimed_token_index"] == claimed
-    )
+    assert received.data["token_index"] == c.token_index and received.data["claimed_token_index"] == claimed
     assert received.data["claimed_press_at"] == press
 
 
@@ -117,9 +115,9 @@ def test_non_finite_press_times_are_bounded_and_logged_as_none(lie):
     d.run_until(T0 + 3.1)
     d.do(Buzz(HUMAN_A, Q0, 3, client_time=lie, corrected_press_at=lie, delay_bound=0.1), T0 + 3.1)
     (c,) = d.state.tossup.candidates
-    assert (c["client_time"], c["claimed_press_at"]) == (None, None)
+    assert (c.client_time, c.claimed_press_at) == (None, None)
     expected = {math.inf: T0 + 3.1, -math.inf: T0 + 3.0}.get(lie)
-    assert c["corrected_press_at"] == (None if expected is None else pytest.approx(expected))
+    assert c.corrected_press_at == (None if expected is None else pytest.approx(expected))
     json.dumps(d.state.to_dict(), allow_nan=False)  # the stored state stays strict JSON
 
 
@@ -228,5 +226,5 @@ def test_bot_reaction_delay_counts_from_the_decided_token():
     d.run_until(T0 + 5.25)
     d.do(Buzz(BOT, Q0, 1, delay_bound=0.2), T0 + 5.25)  # token 5 shown at T0+5 ≤ T0+5.05
     (held,) = d.state.tossup.held
-    assert (held["token_index"], held["claimed_token_index"]) == (5, 1)
-    assert held["release_at"] == pytest.approx(T0 + 5 + d.state.config.reaction_delay)
+    assert (held.token_index, held.claimed_token_index) == (5, 1)
+    assert held.release_at == pytest.approx(T0 + 5 + d.state.config.reaction_delay)

@@ -174,7 +174,7 @@ def simulate(seed: int, auto_rule: bool, preset: str) -> Checker:
             claimed = max(0, t.revealed - 1 - rng.choice([0, 0, 1, 3]))
             cmds.append(Buzz(rng.choice(players), t.question_id, claimed, corrected_press_at=now - 0.05))
         if t is not None and t.buzz is not None and st.phase == "answering" and rng.random() < 0.08:
-            cmds.append(Answer(t.buzz["player_id"], t.question_id, f"guess-{guess}", rng.choice(VERDICTS)))
+            cmds.append(Answer(t.buzz.player_id, t.question_id, f"guess-{guess}", rng.choice(VERDICTS)))
         if (st.phase == "ruling" and rng.random() < 0.4) or (st.phase == "answering" and rng.random() < 0.03):
             cmds.append(Rule(rng.choice(OUTCOMES), directed_prompt="more?"))
         if st.bonus is not None and st.phase == "bonus" and rng.random() < 0.5:

@@ -117,7 +117,7 @@ CASES: list[tuple[str, list[tuple[float, Command]], dict[str, int], list[str], A
         scores(0, -5),
         ["protest_marked"],
         lambda st: (
-            st.protests[0] | {"at": 0}
+            st.protests[0].to_dict() | {"at": 0}
             == {
                 "protest_id": 1,
                 "team_id": TEAM_B,
@@ -140,8 +140,8 @@ CASES: list[tuple[str, list[tuple[float, Command]], dict[str, int], list[str], A
         scores(0, 10),
         ["points_adjusted", "protest_resolved"],
         lambda st: (
-            st.protests[0]["status"] == "resolved"
-            and st.protests[0]["resolution"] == {"team_id": TEAM_B, "points": 15, "at": T0 + 5.0}
+            st.protests[0].status == "resolved"
+            and st.protests[0].to_dict()["resolution"] == {"team_id": TEAM_B, "points": 15, "at": T0 + 5.0}
         ),
     ),
     (
@@ -149,7 +149,7 @@ CASES: list[tuple[str, list[tuple[float, Command]], dict[str, int], list[str], A
         [(1.0, Protest("moderator note")), (1.5, Pause()), (2.0, Adjust(TEAM_A, 0, "denied", protest_id=1))],
         scores(0, 0),
         ["points_adjusted", "protest_resolved"],
-        lambda st: st.protests[0]["team_id"] is None and st.protests[0]["status"] == "resolved",
+        lambda st: st.protests[0].team_id is None and st.protests[0].status == "resolved",
     ),
 ]
 

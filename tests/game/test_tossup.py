@@ -41,7 +41,7 @@ def buzz_won(d: Driver, player: int, token: int, at: float) -> None:
     d.run_until(at)
     d.do(Buzz(player, Q0, token, corrected_press_at=at), at)
     d.run_until(at + d.state.config.collection_window)
-    assert d.state.phase == "answering" and d.state.tossup.buzz["player_id"] == player
+    assert d.state.phase == "answering" and d.state.tossup.buzz.player_id == player
 
 
 def refused(d: Driver, cmd, now: float) -> str:
@@ -304,7 +304,7 @@ def test_bot_handicaps_min_token_and_buzz_period():
     d.do(Buzz(BOT, Q0, 6, delay_bound=0.3), T0 + 6.1)
     d.do(Buzz(HUMAN_A, Q0, 5, delay_bound=0.3), T0 + 6.11)  # the humans are not handicapped
     t = d.state.tossup
-    assert [(c["player_id"], c["token_index"]) for c in [*t.held, *t.candidates]] == [(BOT, 6), (HUMAN_A, 5)]
+    assert [(c.player_id, c.token_index) for c in [*t.held, *t.candidates]] == [(BOT, 6), (HUMAN_A, 5)]
 
 
 def test_bot_points_deflated_by_weight_class():

@@ -119,9 +119,7 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
             delay_bound=draw(st.sampled_from([0.0, 0.1, 0.3])),
         )
     if action == "answer":
-        buzzer = (
-            t.buzz["player_id"] if t is not None and t.buzz is not None else draw(st.sampled_from(players))
-        )
+        buzzer = t.buzz.player_id if t is not None and t.buzz is not None else draw(st.sampled_from(players))
         verdict = draw(st.sampled_from(VERDICTS))
         return Answer(buzzer, qid, draw(st.sampled_from(["Curie", "no idea"])), verdict, "why", "Which one?")
     if action == "rule":
@@ -142,7 +140,7 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
     if action == "speed":
         return SetSpeed(draw(st.sampled_from([30.0, 60.0, 240.0])))
     if action == "adjust":
-        open_protests = [p["protest_id"] for p in state.protests if p["status"] == "open"]
+        open_protests = [p.protest_id for p in state.protests if p.status == "open"]
         protest = draw(st.sampled_from([None, *open_protests]))
         return Adjust(draw(st.sampled_from([TEAM_A, TEAM_B])), draw(st.integers(-10, 10)), "fix", protest)
     if action == "protest":

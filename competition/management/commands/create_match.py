@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from competition import services
 from competition.importers import import_demo_packet
+from competition.management.errors import command_error
 from competition.models import Match, QuestionSet
 
 
@@ -72,7 +73,7 @@ def create(
             config=config or {},
         )
     except services.ServiceError as exc:
-        raise CommandError(exc.message) from None
+        raise command_error(exc) from None
     except (TypeError, ValueError) as exc:  # MatchConfig refuses unknown or bad settings
         raise CommandError(f"bad match config: {exc}") from None
 

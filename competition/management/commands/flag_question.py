@@ -1,9 +1,10 @@
 """Flag an ill-posed tossup as an editor (ADVSCORE.md §6); flagged tossups are left out of
 ADVSCORE aggregates by default from the next fit on."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from competition import services
+from competition.management.errors import command_error
 from competition.models import Flag
 
 
@@ -25,5 +26,5 @@ class Command(BaseCommand):
                 reporter=opts["reporter"],
             )
         except services.ServiceError as exc:
-            raise CommandError(exc.message) from exc
+            raise command_error(exc) from exc
         self.stdout.write(f"flagged tossup {flag.tossup_id} as {flag.get_problem_display()}")

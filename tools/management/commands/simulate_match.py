@@ -22,6 +22,7 @@ from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, loa
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from competition import services
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
+from competition.management.errors import command_error
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
@@ -116,7 +117,7 @@ class Command(BaseCommand):
                 config=config,
             )
         except services.ServiceError as exc:
-            raise CommandError(exc.message) from exc
+            raise command_error(exc) from exc
         rng = random.Random(opts["seed"])
         sims: list[SimPlayer] = []
         answers = {t.id: main_answer(t.answer_line) for t in tossups}
@@ -189,7 +190,7 @@ class Command(BaseCommand):
                 sets = [opts["set_name"]] if opts["set_name"] else None
                 counts = import_file(path, fmt=fmt, sets=sets, skip_invalid=True)
             except QuestionFileError as exc:
-                raise CommandError(str(exc)) from exc
+                raise command_error(exc) from exc
             if counts.get("skipped"):
                 self.stdout.write(f"skipped {counts['skipped']} invalid records (see import_questions)")
             if not opts["set_name"] and len(counts["sets"]) != 1:
@@ -228,7 +229,7 @@ class Command(BaseCommand):
                     if qid not in buzzes or buzz.token_index < buzzes[qid].token_index:
                         buzzes[qid] = buzz
         except ReplayFileError as exc:
-            raise CommandError(str(exc)) from exc
+            raise command_error(exc) from exc
         name = path.name if path.is_dir() else path.name.removesuffix(".buzz.csv")
         return f"replay-{name}", buzzes
 

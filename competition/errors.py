@@ -1,0 +1,80 @@
+"""The one error family: every refusal Tossup reports is a :class:`TossupError`.
+
+A ``TossupError`` has a machine ``code`` (clients branch on it), a human ``message`` (clients
+show it, never parse it) and ``extra``, a JSON-serialisable dict of facts a client may use
+(empty for most). Each layer raises its own subclass, keeping its historical name:
+
+- ``competition.game.RuleViolation`` — the engine refuses a command (``code`` one of :data:`RULE_CODES`);
+- ``competition.services.ServiceError`` — the service refuses a request (:data:`SERVICE_CODES`);
+- ``buzzer.protocol.ProtocolError`` — a client frame is malformed or not allowed;
+- ``formats.FormatError`` — a file cannot be read (``code`` ``bad_file``).
+
+Each edge translates the family in one place: the websocket consumer's ``error`` frame
+(``buzzer.consumers.error_frame``), the HTTP API's ``{"code", "message", "extra"?}`` body
+(``frontend.views.api_error``) and management commands
+(``competition.management.errors.command_error``).
+
+Pure: no Django (the engine imports it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+# The engine's refusals (``RuleViolation.code``): nothing changed.
+RULE_CODES: dict[str, str] = {
+    "not_live": "no tossup is being read (or no word yet, or the match has not started)",
+    "wrong_question": "the frame names a question that is not the live one",
+    "team_already_buzzed": "the player's team has already buzzed on this tossup",
+    "locked_out": "another buzz is being answered",
+    "bot_min_token": "a bot may not buzz this early in the tossup",
+    "bot_buzz_period": "a bot may buzz only every few tokens",
+    "not_your_buzz": "an answer from a player who does not hold the buzz",
+    "answer_window_closed": "the answer came after its window closed or after another answer",
+    "not_your_bonus": "a bonus answer from a player whose team does not control the bonus",
+    "wrong_part": "a bonus answer to a part that is not open",
+    "no_pending_answer": "a ruling with no answer waiting for it",
+    "bad_verdict": "an unknown judge verdict",
+    "bad_outcome": "an unknown ruling outcome",
+    "bad_value": "a command value out of range",
+    "bad_phase": "a command that does not fit the match's phase",
+    "paused": "the match is paused",
+    "not_paused": "resume while not paused",
+    "unknown_command": "a command the engine does not know",
+    "unknown_player": "no such player in the match",
+    "unknown_team": "no such team in the match",
+    "unknown_protest": "no such open protest",
+    "nothing_to_undo": "undo with no ruling to undo",
+    "no_tossups": "start with no tossups",
+}
+
+# The service's refusals (``ServiceError.code``).
+SERVICE_CODES: dict[str, str] = {
+    "invalid": "a value missing, of the wrong type or out of range",
+    "not_found": "no such match, seat or question",
+    "closed": "the match has started: only existing seats can rejoin",
+    "seat_taken": "the name is seated: rejoin with the seat's token or a reclaim code",
+    "unknown_preset": "no such rules preset",
+}
+
+
+class TossupError(Exception):
+    """A refusal: ``code`` (machine, snake_case), ``message`` (for people; defaults to the code)
+    and ``extra`` (a JSON-serialisable dict, empty unless the code has facts to give).
+    ``str(error)`` is the message."""
+
+    def __init__(self, code: str, message: str = "", extra: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message or code)
+        self.code = code
+        self.message = message or code
+        self.extra: dict[str, Any] = dict(extra or {})
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"code", "message"}`` plus ``"extra"`` when it is not empty: the body every edge sends."""
+        body: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.extra:
+            body["extra"] = self.extra
+        return body
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.code!r}, {self.message!r})"

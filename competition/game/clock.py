@@ -1,0 +1,83 @@
+"""The match clock: the pending deadlines (``MatchState.next_deadline``), pause, resume and reading speed.
+
+Deadlines are stored as absolute times (seconds since the epoch); a pause shifts them all by the
+paused duration on resume, so nothing falls due while the clock is stopped."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from .commands import Event, RuleViolation
+from .events import Paused, Resumed, SpeedChanged
+from .guards import require_running
+
+if TYPE_CHECKING:  # state.py imports this module for MatchState.next_deadline
+    from .state import MatchState
+
+
+def deadlines(st: MatchState) -> list[tuple[float, int, str]]:
+    """Pending deadlines as ``(time, priority, kind)``; at equal times a held bot buzz is
+    released before the race closes, and the race closes before the next word is read."""
+    if st.paused or st.status != "running":
+        return []
+    out: list[tuple[float, int, str]] = []
+    t = st.tossup
+    if t is not None and t.outcome is None:
+        out += [(h.release_at, 0, "release") for h in t.held if h.release_at is not None]
+        if t.race_deadline is not None:
+            out.append((t.race_deadline, 1, "race"))
+        if st.phase == "reading" and t.next_word_at is not None:
+            out.append((t.next_word_at, 2, "word"))
+        if st.phase == "answering" and t.buzz is not None and t.buzz.answer_deadline is not None:
+            out.append((t.buzz.answer_deadline, 3, "answer"))
+        # A buzz in the collection window was in time: dead time waits for the race.
+        if st.phase == "dead_time" and t.dead_deadline is not None and not t.candidates:
+            out.append((t.dead_deadline, 4, "dead"))
+    if st.phase == "bonus" and st.bonus is not None and st.bonus.deadline is not None:
+        out.append((st.bonus.deadline, 5, "bonus"))
+    if st.phase == "between" and st.between_deadline is not None:
+        out.append((st.between_deadline, 6, "between"))
+    return out
+
+
+def pause(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Stop the clock at ``now``. Raises RuleViolation unless the match is running and not paused."""
+    require_running(st)
+    st.paused, st.paused_at = True, now
+    ev.append(Paused().event())
+
+
+def resume(st: MatchState, now: float, ev: list[Event]) -> None:
+    if not st.paused or st.paused_at is None:
+        raise RuleViolation("not_paused")
+    shift = now - st.paused_at
+    st.paused, st.paused_at = False, None
+    t = st.tossup
+    if t is not None:
+        t.next_word_at = _shifted(t.next_word_at, shift)
+        t.dead_deadline = _shifted(t.dead_deadline, shift)
+        t.race_deadline = _shifted(t.race_deadline, shift)
+        t.held = [replace(h, release_at=_shifted(h.release_at, shift)) for h in t.held]
+        if t.buzz is not None:
+            t.buzz = replace(t.buzz, answer_deadline=_shifted(t.buzz.answer_deadline, shift))
+    if st.bonus is not None:
+        st.bonus.deadline = _shifted(st.bonus.deadline, shift)
+    st.between_deadline = _shifted(st.between_deadline, shift)
+    ev.append(Resumed(shift).event())
+
+
+def _shifted(at: float | None, shift: float) -> float | None:
+    return None if at is None else at + shift
+
+
+def set_speed(st: MatchState, wpm: float, now: float, ev: list[Event]) -> None:
+    if not (isinstance(wpm, int | float) and math.isfinite(wpm) and wpm > 0):
+        raise RuleViolation("bad_value", "wpm must be a positive number")
+    st.wpm = float(wpm)
+    t = st.tossup
+    if t is not None and t.next_word_at is not None and t.revealed_at:
+        reference = st.paused_at if st.paused and st.paused_at is not None else now
+        t.next_word_at = max(t.revealed_at[-1] + 60.0 / st.wpm, reference)
+    ev.append(SpeedChanged(st.wpm).event())

@@ -1,0 +1,386 @@
+"""Typed payloads of the events the engine emits (docs/PROTOCOL.md "Events").
+
+Each class is one event ``type`` (``TYPE``) for one default audience (``AUDIENCE``: "all",
+"moderator" or "player:<id>"); ``.event()`` turns it into the :class:`~.commands.Event` stored in
+the log and sent on the wire, its ``data`` being the fields in order. Times are seconds since the
+epoch, ``token_index`` is 0-based, ``scores`` is ``{str(team_id): points}`` after the event.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .commands import Event
+from .records import Record
+
+
+class Payload(Record):
+    """An event's data; ``.event()`` wraps it for the log."""
+
+    __slots__ = ()
+    TYPE: ClassVar[str]
+    AUDIENCE: ClassVar[str] = "all"
+
+    def event(self, audience: str | None = None) -> Event:
+        """The log entry: ``Event(TYPE, self.to_dict(), audience or AUDIENCE)``."""
+        return Event(self.TYPE, self.to_dict(), audience or self.AUDIENCE)
+
+
+# -- clock ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Paused(Payload):
+    TYPE = "paused"
+
+
+@dataclass(frozen=True, slots=True)
+class Resumed(Payload):
+    """``shift``: seconds every pending deadline moved by."""
+
+    TYPE = "resumed"
+    shift: float
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedChanged(Payload):
+    TYPE = "speed_changed"
+    wpm: float
+
+
+# -- match flow -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(Payload):
+    """A seat added in the lobby (names and ids only: a seat's token never enters the engine)."""
+
+    TYPE = "player_joined"
+    player_id: int
+    team_id: int
+    name: str
+    kind: str
+    weight_class: str
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted(Payload):
+    TYPE = "match_started"
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded(Payload):
+    TYPE = "match_ended"
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class TossupStarted(Payload):
+    """No source id: it would let a player or bot look the answer up."""
+
+    TYPE = "tossup_started"
+    index: int
+    question_id: int
+    token_count: int
+    category: str
+
+
+@dataclass(frozen=True, slots=True)
+class TossupAnswer(Payload):
+    """The answer line and power marks, to the moderator as the tossup starts."""
+
+    TYPE = "tossup_answer"
+    AUDIENCE = "moderator"
+    question_id: int
+    answer_line: str
+    power_index: int | None
+    superpower_index: int | None
+
+
+# -- the tossup -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Words(Payload):
+    """Tokens ``start…`` revealed together at ``revealed_at``."""
+
+    TYPE = "words"
+    question_id: int
+    start: int
+    words: list[str]
+    revealed_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzReceived(Payload):
+    """A buzz as received: the client's claims and what the engine decided from them."""
+
+    TYPE = "buzz_received"
+    AUDIENCE = "moderator"
+    question_id: int
+    player_id: int
+    token_index: int
+    claimed_token_index: int
+    floor_token_index: int
+    delay_bound: float
+    client_time: float | None
+    corrected_press_at: float | None
+    claimed_press_at: float | None
+    received_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Race(Payload):
+    """How the race was decided: ``candidates`` in rank order (``tossup.CANDIDATE_FIELDS``),
+    ``rule`` the ranking in words, ``eligible`` the players whose team could still buzz."""
+
+    TYPE = "race"
+    AUDIENCE = "moderator"
+    question_id: int
+    candidates: list[dict[str, Any]]
+    winner: int
+    rule: str
+    eligible: list[int]
+    decided_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzLost(Payload):
+    """To the player whose buzz lost: ``reason`` outraced|tossup_ended."""
+
+    TYPE = "buzz_lost"
+    question_id: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzWon(Payload):
+    """The buzz that won the race: its player answers before ``answer_deadline``."""
+
+    TYPE = "buzz"
+    question_id: int
+    player_id: int
+    player: str
+    team_id: int
+    team: str
+    kind: str
+    token_index: int
+    token_count: int
+    answer_deadline: float | None
+    revealed_at: float
+    received_at: float
+    accepted_at: float | None
+    client_time: float | None
+    corrected_press_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TossupRevealed(Payload):
+    """The moderator ended the tossup after ``words_revealed`` tokens."""
+
+    TYPE = "tossup_revealed"
+    question_id: int
+    words_revealed: int
+
+
+@dataclass(frozen=True, slots=True)
+class TossupEnded(Payload):
+    """``outcome``: answered|dead|skipped."""
+
+    TYPE = "tossup_ended"
+    question_id: int
+    answer_line: str
+    power_index: int | None
+    superpower_index: int | None
+    outcome: str
+    scores: dict[str, int]
+
+
+# -- answers and rulings --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerGiven(Payload):
+    """A tossup answer waiting for the moderator, with the judge's suggestion."""
+
+    TYPE = "answer_given"
+    AUDIENCE = "moderator"
+    question_id: int
+    player_id: int
+    guess: str
+    verdict: str
+    reason: str
+    directed_prompt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitingRuling(Payload):
+    """The clock stopped for a ruling on a tossup answer (not the guess or the verdict)."""
+
+    TYPE = "awaiting_ruling"
+    question_id: int
+    player_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AwaitingBonusRuling(Payload):
+    """The clock stopped for a ruling on a bonus part's answer."""
+
+    TYPE = "awaiting_ruling"
+    bonus_id: int
+    part: int
+    player_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class Prompted(Payload):
+    """The buzzer is prompted and answers again before ``answer_deadline``."""
+
+    TYPE = "prompt"
+    question_id: int
+    player_id: int
+    directed_prompt: str | None
+    answer_deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzRuled(Payload):
+    """A tossup buzz ruled (``ruling``: correct|wrong|no_penalty|timeout) and scored."""
+
+    TYPE = "buzz_ruled"
+    question_id: int
+    player_id: int
+    team_id: int
+    guess: str
+    verdict: str
+    ruling: str
+    points: int
+    token_index: int
+    token_count: int
+    tossup_index: int
+    at: float
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadingResumed(Payload):
+    TYPE = "reading_resumed"
+    question_id: int
+
+
+# -- bonuses --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BonusStarted(Payload):
+    """``parts``: how many parts will be read."""
+
+    TYPE = "bonus_started"
+    bonus_id: int
+    team_id: int
+    leadin: str
+    parts: int
+
+
+@dataclass(frozen=True, slots=True)
+class BonusAnswerLines(Payload):
+    """The whole bonus for the moderator up front: ``{part, text, value, answer_line}`` per part."""
+
+    TYPE = "bonus_answer_lines"
+    AUDIENCE = "moderator"
+    bonus_id: int
+    parts: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class BonusPartOpened(Payload):
+    TYPE = "bonus_part"
+    bonus_id: int
+    part: int
+    text: str
+    value: int
+    answer_deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BonusAnswerGiven(Payload):
+    TYPE = "bonus_answer_given"
+    AUDIENCE = "moderator"
+    bonus_id: int
+    part: int
+    player_id: int
+    guess: str
+    verdict: str
+    reason: str
+    directed_prompt: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class BonusPrompted(Payload):
+    TYPE = "bonus_prompt"
+    bonus_id: int
+    part: int
+    directed_prompt: str | None
+    answer_deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BonusPartRuled(Payload):
+    """``player_id`` None: nobody answered (a timeout)."""
+
+    TYPE = "bonus_part_ruled"
+    bonus_id: int
+    part: int
+    team_id: int
+    player_id: int | None
+    guess: str
+    verdict: str
+    ruling: str
+    points: int
+    answer_line: str
+    tossup_index: int
+    at: float
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BonusEnded(Payload):
+    TYPE = "bonus_ended"
+    bonus_id: int
+    team_id: int
+    points: int
+    scores: dict[str, int]
+
+
+# -- corrections --------------------------------------------------------------------------
+# ``ruling_undone`` and the protest events are built in ``corrections`` from the records they
+# report (a history entry, a protest): their payloads are those records' fields.
+
+
+@dataclass(frozen=True, slots=True)
+class PointsAdjusted(Payload):
+    """``protest_id`` (only when the adjustment resolves a protest)."""
+
+    TYPE = "points_adjusted"
+    team_id: int
+    points: int
+    reason: str
+    scores: dict[str, int]
+    protest_id: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = Payload.to_dict(self)
+        if self.protest_id is None:
+            del d["protest_id"]
+        return d
+
+
+@dataclass(frozen=True, slots=True)
+class TossupReplayed(Payload):
+    """Tossup ``index`` is read again from its first word (its rulings were undone first)."""
+
+    TYPE = "tossup_replayed"
+    question_id: int
+    index: int
+    scores: dict[str, int]

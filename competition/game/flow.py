@@ -1,0 +1,67 @@
+"""Match flow: the lobby (seats), starting the match and each tossup, between questions, the end."""
+
+from __future__ import annotations
+
+from .commands import Event, RuleViolation, SeatPlayer
+from .events import MatchEnded, MatchStarted, PlayerJoined, TossupAnswer, TossupStarted
+from .guards import score_table
+from .specs import KINDS, Kind, PlayerSpec
+from .state import MatchState, TossupRun
+
+
+def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
+    """A new seat in the lobby (the service owns the ids and tokens; the engine only the roster)."""
+    if st.status != "lobby":
+        raise RuleViolation("bad_phase", "seats are added only in the lobby")
+    if st.team(cmd.team_id) is None:
+        raise RuleViolation("unknown_team")
+    if st.player(cmd.player_id) is not None:
+        raise RuleViolation("bad_value", f"player {cmd.player_id} is already seated")
+    if cmd.kind not in KINDS:
+        raise RuleViolation("bad_value", f"kind must be one of {KINDS}")
+    kind: Kind = "bot" if cmd.kind == "bot" else "human"  # checked against KINDS above
+    seat = PlayerSpec(cmd.player_id, cmd.team_id, cmd.name, kind, cmd.weight_class)
+    st.players = [*st.players, seat]
+    # Names and ids only: a seat's token never enters the engine.
+    ev.append(PlayerJoined(seat.player_id, seat.team_id, seat.name, seat.kind, seat.weight_class).event())
+
+
+def start_match(st: MatchState, now: float, ev: list[Event]) -> None:
+    if st.status != "lobby":
+        raise RuleViolation("bad_phase", "match already started")
+    if not st.tossups:
+        raise RuleViolation("no_tossups")
+    st.status = "running"
+    ev.append(MatchStarted().event())
+    start_tossup(st, 0, now, ev)
+
+
+def start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> None:
+    if index >= len(st.tossups):
+        end_match(st, ev)
+        return
+    spec = st.tossups[index]
+    st.tossup_index = index
+    st.tossup = TossupRun(index=index, question_id=spec.question_id, next_word_at=at)
+    st.bonus = None
+    st.between_deadline = None
+    st.phase = "reading"
+    # No source id: it would let a player or bot look the answer up.
+    ev.append(TossupStarted(index, spec.question_id, len(spec.tokens), spec.category).event())
+    answer = TossupAnswer(spec.question_id, spec.answer_line, spec.power_index, spec.superpower_index)
+    ev.append(answer.event())
+
+
+def after_question(st: MatchState, at: float, ev: list[Event]) -> None:
+    if st.tossup_index + 1 >= len(st.tossups):
+        end_match(st, ev)
+        return
+    st.phase = "between"
+    st.between_deadline = at + st.config.between_questions if st.config.auto_advance else None
+
+
+def end_match(st: MatchState, ev: list[Event]) -> None:
+    st.status, st.phase = "ended", "ended"
+    st.paused, st.paused_at = False, None
+    st.between_deadline = None
+    ev.append(MatchEnded(score_table(st)).event())

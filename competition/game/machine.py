@@ -1,0 +1,147 @@
+"""The pure match engine: ``apply(state, command, now) -> (new_state, events)``.
+
+No clock reads, no I/O, no randomness: time is the ``now`` argument. Every call first applies
+the deadlines due at ``now`` (as a Tick would), then the command, then the deadlines the command
+made due (e.g. a zero collection window). Deadlines are handled at their own due time, so a late
+driver gets the same result as a punctual one. Rules: QUIZBOWL.md; points: ``scoring.rules``.
+
+Undo reverses the points of the last ruling not yet undone; if it was a wrong/timeout/no-penalty
+tossup ruling and that tossup has not ended, the team may buzz on it again. It never restarts an
+ended tossup or bonus; ReplayTossup does (see ``corrections.replay_tossup``). Bouncebacks
+(``preset.bouncebacks``) are not played in this version.
+"""
+
+from __future__ import annotations
+
+from .bonus import end_bonus, rule_bonus, take_bonus_answer
+from .clock import deadlines, pause, resume, set_speed
+from .commands import (
+    Adjust,
+    Answer,
+    BonusAnswer,
+    Buzz,
+    Command,
+    End,
+    Event,
+    Next,
+    Pause,
+    Protest,
+    ReplayTossup,
+    Resume,
+    Reveal,
+    Rule,
+    RuleViolation,
+    SeatPlayer,
+    SetSpeed,
+    Skip,
+    Start,
+    Tick,
+    Undo,
+)
+from .corrections import adjust, mark_protest, replay_tossup, undo
+from .flow import end_match, seat_player, start_match, start_tossup
+from .guards import require_running
+from .ruling import apply_rule, rule_tossup, take_answer
+from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState
+from .tossup import end_tossup, flush_words, release_bot, resolve_race, reveal, reveal_next, take_buzz
+
+
+def apply(state: MatchState, command: Command, now: float) -> tuple[MatchState, list[Event]]:
+    """Apply ``command`` at time ``now`` (seconds since the epoch) to a copy of ``state``.
+
+    Returns the new state and the events to append (in order). Raises RuleViolation(reason)
+    for a command the rules refuse; the input state is never mutated.
+    """
+    st = state.copy()
+    events: list[Event] = []
+    _advance(st, now, events)
+    _dispatch(st, command, now, events)
+    _advance(st, now, events)
+    return st, events
+
+
+def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None:
+    match cmd:
+        case Tick():
+            pass
+        case SeatPlayer():
+            seat_player(st, cmd, ev)
+        case Start():
+            start_match(st, now, ev)
+        case Buzz():
+            take_buzz(st, cmd, now, ev)
+        case Answer():
+            take_answer(st, cmd, now, ev)
+        case BonusAnswer():
+            take_bonus_answer(st, cmd, now, ev)
+        case Rule():
+            apply_rule(st, cmd, now, ev)
+        case Pause():
+            pause(st, now, ev)
+        case Resume():
+            resume(st, now, ev)
+        case SetSpeed():
+            set_speed(st, cmd.wpm, now, ev)
+        case Skip():
+            _skip(st, now, ev)
+        case Undo():
+            undo(st, ev)
+        case Adjust():
+            adjust(st, cmd, now, ev)
+        case ReplayTossup():
+            replay_tossup(st, now, ev)
+        case Protest():
+            mark_protest(st, cmd, now, ev)
+        case Reveal():
+            reveal(st, now, ev)
+        case Next():
+            require_running(st)
+            if st.phase != "between":
+                raise RuleViolation("bad_phase", "Next only between questions")
+            start_tossup(st, st.tossup_index + 1, now, ev)
+        case End():
+            if st.status == "ended":
+                raise RuleViolation("bad_phase", "match already ended")
+            end_match(st, ev)
+        case _:
+            raise RuleViolation("unknown_command", f"unknown command {cmd!r}")
+
+
+def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Handle every deadline due at or before ``now`` in time order; consecutive word reveals
+    are batched into one ``words`` event stamped with the batch's due time."""
+    batch: list[str] = []
+    while True:
+        pending = deadlines(st)
+        if not pending:
+            break
+        at, _, kind = min(pending)
+        if at > now:
+            break
+        if kind == "word":
+            batch.append(reveal_next(st, at))
+            continue
+        flush_words(st, batch, ev)
+        if kind == "release":
+            release_bot(st, at, ev)
+        elif kind == "race":
+            resolve_race(st, at, ev)
+        elif kind == "answer":
+            rule_tossup(st, "timeout", at, ev)
+        elif kind == "dead":
+            end_tossup(st, "dead", at, ev)
+        elif kind == "bonus":
+            rule_bonus(st, "timeout", at, ev)
+        elif kind == "between":
+            start_tossup(st, st.tossup_index + 1, at, ev)
+    flush_words(st, batch, ev)
+
+
+def _skip(st: MatchState, now: float, ev: list[Event]) -> None:
+    require_running(st)
+    if st.phase in TOSSUP_PHASES:
+        end_tossup(st, "skipped", now, ev)
+    elif st.phase in BONUS_PHASES:
+        end_bonus(st, now, ev)
+    else:
+        raise RuleViolation("bad_phase", "nothing to skip")

@@ -1,0 +1,159 @@
+"""The buzzer's answer on a tossup, prompts, the moderator's rulings and answer timeouts."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from scoring.rules import tossup_points
+
+from .bonus import bonus_prompt, rule_bonus
+from .commands import OUTCOMES, VERDICTS, Answer, Event, Rule, RuleViolation
+from .events import AnswerGiven, AwaitingRuling, BuzzRuled, Prompted, ReadingResumed
+from .guards import current_tossup, require_running, score_table, seated_player
+from .records import TossupRuling
+from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState, TossupRun
+from .tossup import end_tossup
+
+
+def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
+    player = seated_player(st, cmd.player_id)
+    require_running(st)
+    if cmd.verdict not in VERDICTS:
+        raise RuleViolation("bad_verdict", f"verdict must be one of {VERDICTS}")
+    t = st.tossup
+    if t is None or st.phase not in TOSSUP_PHASES:
+        raise RuleViolation("not_live")
+    if cmd.question_id != t.question_id:
+        raise RuleViolation("wrong_question")
+    b = t.buzz
+    if b is None or b.player_id != player.player_id:
+        closed = any(
+            isinstance(h, TossupRuling) and h.tossup_index == t.index and h.player_id == player.player_id
+            for h in st.history
+        )
+        raise RuleViolation("answer_window_closed" if closed else "not_your_buzz")
+    if st.phase != "answering":
+        raise RuleViolation("answer_window_closed", "the answer is waiting for the moderator")
+    t.buzz = b = replace(
+        b, guess=cmd.text, verdict=cmd.verdict, reason=cmd.reason, directed_prompt=cmd.directed_prompt
+    )
+    if st.config.auto_rule and (cmd.verdict != "needs_moderator" or st.config.unattended):
+        if cmd.verdict == "prompt":
+            give_prompt(st, cmd.directed_prompt, now, ev)
+        else:
+            rule_tossup(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
+        return
+    t.buzz = replace(b, answer_deadline=None)
+    st.phase = "ruling"
+    ev.append(
+        AnswerGiven(
+            t.question_id, player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt
+        ).event()
+    )
+    # Everyone else learns only that the clock stopped for a ruling (not the guess or verdict).
+    ev.append(AwaitingRuling(t.question_id, player.player_id).event())
+
+
+def give_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]) -> None:
+    t = current_tossup(st)
+    b = t.buzz
+    assert b is not None
+    if b.prompts >= 1:  # a second prompt counts as wrong
+        rule_tossup(st, "wrong", at, ev)
+        return
+    t.buzz = b = replace(
+        b, prompts=b.prompts + 1, directed_prompt=directed, answer_deadline=at + st.config.prompt_window
+    )
+    st.phase = "answering"
+    ev.append(Prompted(t.question_id, b.player_id, directed, b.answer_deadline).event())
+
+
+def apply_rule(st: MatchState, cmd: Rule, now: float, ev: list[Event]) -> None:
+    if cmd.outcome not in OUTCOMES:
+        raise RuleViolation("bad_outcome", f"outcome must be one of {OUTCOMES}")
+    require_running(st)
+    if st.phase in ("answering", "ruling"):
+        if cmd.outcome == "prompt":
+            give_prompt(st, cmd.directed_prompt, now, ev)
+        else:
+            rule_tossup(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
+    elif st.phase in BONUS_PHASES:
+        if st.bonus is None or st.bonus.pending is None:
+            raise RuleViolation("no_pending_answer")
+        if cmd.outcome == "prompt":
+            bonus_prompt(st, cmd.directed_prompt, now, ev)
+            return
+        rule_bonus(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
+    else:
+        raise RuleViolation("no_pending_answer")
+
+
+def rule_tossup(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None:
+    """Score the current buzz (ruling: correct|wrong|no_penalty|timeout) and move on."""
+    t = current_tossup(st)
+    b = t.buzz
+    assert b is not None
+    spec = st.tossups[t.index]
+    player = seated_player(st, b.player_id)
+    if ruling == "no_penalty":
+        points = 0
+    else:
+        points = tossup_points(
+            st.config.preset,
+            correct=ruling == "correct",
+            token_index=b.token_index,
+            token_count=len(spec.tokens),
+            power_index=spec.power_index,
+            superpower_index=spec.superpower_index,
+            fully_read=b.fully_read,
+            prior_neg=t.neg_given,
+            weight_class=player.weight_class if player.kind == "bot" else None,
+        )
+    st.scores[str(player.team_id)] += points
+    t.neg_given = t.neg_given or points < 0
+    st.history.append(
+        TossupRuling(
+            tossup_index=t.index,
+            question_id=t.question_id,
+            player_id=player.player_id,
+            team_id=player.team_id,
+            guess=b.guess,
+            verdict=b.verdict,
+            ruling=ruling,
+            points=points,
+            token_index=b.token_index,
+            token_count=len(spec.tokens),
+            at=at,
+        )
+    )
+    ev.append(
+        BuzzRuled(
+            question_id=t.question_id,
+            player_id=player.player_id,
+            team_id=player.team_id,
+            guess=b.guess,
+            verdict=b.verdict,
+            ruling=ruling,
+            points=points,
+            token_index=b.token_index,
+            token_count=len(spec.tokens),
+            tossup_index=t.index,
+            at=at,
+            scores=score_table(st),
+        ).event()
+    )
+    t.buzz = None
+    if ruling == "correct":
+        end_tossup(st, "answered", at, ev, winner_team=player.team_id)
+    elif not eligible_teams(st, t):
+        end_tossup(st, "dead", at, ev)
+    else:
+        if t.revealed < len(spec.tokens):
+            st.phase, t.next_word_at = "reading", at
+        else:
+            st.phase, t.dead_deadline = "dead_time", at + st.config.dead_time
+        ev.append(ReadingResumed(t.question_id).event())
+
+
+def eligible_teams(st: MatchState, t: TossupRun) -> set[int]:
+    return {p.team_id for p in st.players} - set(t.locked_teams)

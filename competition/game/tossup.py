@@ -1,0 +1,293 @@
+"""A tossup being read: words, buzzes, the race between buzzes and the end of the tossup.
+
+The server decides the race (docs/PROTOCOL.md "The server decides the race"): every buzz of the
+collection window is a candidate, ranked by :data:`RACE_RULE`; a bot's buzz is held for its
+reaction delay before it becomes one.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from dataclasses import replace
+from typing import Any
+
+from .bonus import start_bonus
+from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
+from .events import BuzzLost, BuzzReceived, BuzzWon, Race, TossupEnded, TossupRevealed, Words
+from .flow import after_question
+from .guards import current_tossup, require_running, score_table, seated_player
+from .records import Candidate, WinningBuzz
+from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
+
+RACE_RULE = (
+    "min_token_index, then corrected_press_at (else arrival), then lighter weight class, then player_id"
+)
+WEIGHT_RANK = {"light": 1, "mid": 2, "heavy": 3}
+# Candidate fields published in the race event (release_at, a bot's earliest press, stays in state).
+CANDIDATE_FIELDS = (
+    "player_id",
+    "team_id",
+    "kind",
+    "token_index",
+    "claimed_token_index",
+    "floor_token_index",
+    "delay_bound",
+    "received_at",
+    "client_time",
+    "corrected_press_at",
+    "claimed_press_at",
+    "accepted_at",
+)
+
+
+def reveal_next(st: MatchState, due: float) -> str:
+    t = current_tossup(st)
+    spec = st.tossups[t.index]
+    word = spec.tokens[t.revealed]
+    t.revealed += 1
+    t.revealed_at.append(due)
+    if t.revealed < len(spec.tokens):
+        t.next_word_at = due + 60.0 / st.wpm
+    else:
+        t.next_word_at = None
+        st.phase = "dead_time"
+        t.dead_deadline = due + st.config.dead_time
+    return word
+
+
+def flush_words(st: MatchState, batch: list[str], ev: list[Event]) -> None:
+    if not batch:
+        return
+    t = current_tossup(st)
+    start = t.revealed - len(batch)
+    at = t.revealed_at[-1]
+    # One batch, one reveal time: that is when the client could first see any of it.
+    t.revealed_at[start:] = [at] * len(batch)
+    ev.append(Words(t.question_id, start, list(batch), at).event())
+    batch.clear()
+
+
+# -- buzzing ------------------------------------------------------------------------------
+
+
+def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
+    player = seated_player(st, cmd.player_id)
+    require_running(st)
+    t = st.tossup
+    if t is None or t.outcome is not None or st.phase not in TOSSUP_PHASES:
+        raise RuleViolation("not_live", "no tossup is being read")
+    if cmd.question_id != t.question_id:
+        raise RuleViolation("wrong_question")
+    if player.team_id in t.locked_teams or player.team_id in _racing_teams(t):
+        raise RuleViolation("team_already_buzzed")
+    if st.phase not in LIVE_PHASES:
+        raise RuleViolation("locked_out", "another buzz is being answered")
+    if not t.revealed_at:
+        raise RuleViolation("not_live", "no word has been read yet")
+    bound = _delay_bound(cmd.delay_bound)
+    if not isinstance(cmd.token_index, int) or isinstance(cmd.token_index, bool):
+        raise RuleViolation("bad_value", "token_index must be an integer")
+    token_index, floor = decide_token_index(t.revealed_at, cmd.token_index, now, bound)
+    candidate = Candidate(
+        player_id=player.player_id,
+        team_id=player.team_id,
+        kind=player.kind,
+        weight_class=player.weight_class,
+        token_index=token_index,
+        claimed_token_index=cmd.token_index,
+        floor_token_index=floor,
+        delay_bound=bound,
+        received_at=now,
+        # Non-finite times are logged as None: the log is JSON (no NaN/Infinity in PostgreSQL).
+        client_time=_finite_or_none(cmd.client_time),
+        corrected_press_at=decide_press_at(cmd.corrected_press_at, now, bound),
+        claimed_press_at=_finite_or_none(cmd.corrected_press_at),
+    )
+    # The rules below judge the decided index, not the claim.
+    if player.kind == "bot":
+        preset = st.config.preset
+        if token_index < preset.min_token_for_bots:
+            raise RuleViolation(
+                "bot_min_token", f"bots may not buzz before token {preset.min_token_for_bots}"
+            )
+        if token_index % preset.buzz_period:
+            raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
+        candidate = replace(candidate, release_at=t.revealed_at[token_index] + st.config.reaction_delay)
+    ev.append(_received(t.question_id, candidate).event())
+    if candidate.release_at is not None and candidate.release_at > now:
+        t.held.append(candidate)
+        return
+    _add_candidate(t, candidate, now, st.config.collection_window)
+
+
+def _received(question_id: int, c: Candidate) -> BuzzReceived:
+    return BuzzReceived(
+        question_id=question_id,
+        player_id=c.player_id,
+        token_index=c.token_index,
+        claimed_token_index=c.claimed_token_index,
+        floor_token_index=c.floor_token_index,
+        delay_bound=c.delay_bound,
+        client_time=c.client_time,
+        corrected_press_at=c.corrected_press_at,
+        claimed_press_at=c.claimed_press_at,
+        received_at=c.received_at,
+    )
+
+
+def _finite_or_none(value: Any) -> float | None:
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return float(value) if ok else None
+
+
+def _delay_bound(value: Any) -> float:
+    """The connection's one-way delay bound in seconds, capped at ``MAX_DELAY_BOUND``.
+    Raises RuleViolation("bad_value") unless a finite number ≥ 0."""
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+        raise RuleViolation("bad_value", f"delay_bound must be a number of seconds ≥ 0, got {value!r}")
+    return min(float(value), MAX_DELAY_BOUND)
+
+
+def decide_token_index(
+    revealed_at: list[float], claimed: int, now: float, delay_bound: float
+) -> tuple[int, int]:
+    """The server's token index of a buzz arriving at ``now``: ``(index, floor)``.
+
+    ``revealed_at[i]``: when token i was shown (non-decreasing; at least one token). ``floor`` is
+    the last token revealed at or before ``now − delay_bound`` (0 if none): what the client had
+    surely been shown, however slow its link. ``index`` = ``claimed`` clamped to [floor,
+    revealed − 1]: a client may say it saw less than the server sent (lag), never less than the
+    floor, and never more than was revealed."""
+    last = len(revealed_at) - 1
+    floor = max(0, min(bisect_right(revealed_at, now - delay_bound) - 1, last))
+    return max(floor, min(claimed, last)), floor
+
+
+def decide_press_at(claimed: float | None, now: float, delay_bound: float) -> float | None:
+    """The latency-corrected press time clamped to [now − delay_bound, now] (None: none given,
+    or not a number). A lying clock can move a press earlier by at most the delay bound."""
+    if claimed is None or not isinstance(claimed, int | float) or math.isnan(claimed):
+        return None
+    return min(max(float(claimed), now - delay_bound), now)
+
+
+def _racing_teams(t: TossupRun) -> set[int]:
+    return {c.team_id for c in [*t.candidates, *t.held]}
+
+
+def _add_candidate(t: TossupRun, candidate: Candidate, at: float, window: float) -> None:
+    t.candidates.append(replace(candidate, accepted_at=at))
+    if t.race_deadline is None:
+        t.race_deadline = at + window
+
+
+def release_bot(st: MatchState, at: float, ev: list[Event]) -> None:
+    t = current_tossup(st)
+    held = min(t.held, key=lambda h: (h.release_at or 0.0, h.player_id))
+    t.held.remove(held)
+    if st.phase in LIVE_PHASES:
+        _add_candidate(t, held, at, st.config.collection_window)
+    else:
+        ev.append(buzz_lost(t.question_id, held.player_id, "outraced"))
+
+
+def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
+    t = current_tossup(st)
+
+    def rank(c: Candidate) -> tuple[int, float, int, int]:
+        press = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
+        assert press is not None  # every candidate in the race was accepted
+        if c.release_at is not None:  # a bot's press counts from the end of its reaction delay
+            press = max(press, c.release_at)
+        weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
+        return (c.token_index, press, weight, c.player_id)
+
+    candidates = sorted(t.candidates, key=rank)
+    winner = candidates[0]
+    eligible = [p.player_id for p in st.players if p.team_id not in t.locked_teams]
+    spec = st.tossups[t.index]
+    count = len(spec.tokens)
+    # Bot buzzes still in their reaction delay pressed after the winner counted: they lost.
+    outraced = [*candidates[1:], *t.held]
+    t.candidates, t.held, t.race_deadline = [], [], None
+    t.next_word_at = None
+    t.locked_teams.append(winner.team_id)
+    assert winner.accepted_at is not None
+    t.buzz = b = WinningBuzz(
+        **winner.to_dict(),
+        token_count=count,
+        revealed_at=t.revealed_at[winner.token_index],
+        # Neg or not is decided by the read when the buzz arrived, not when the window closed.
+        fully_read=t.revealed == count and t.revealed_at[-1] <= winner.accepted_at,
+        answer_deadline=at + st.config.answer_window,
+    )
+    st.phase = "answering"
+    ev.append(
+        Race(
+            t.question_id, [_race_entry(c) for c in candidates], winner.player_id, RACE_RULE, eligible, at
+        ).event()
+    )
+    for loser in outraced:
+        ev.append(buzz_lost(t.question_id, loser.player_id, "outraced"))
+    player, team = seated_player(st, winner.player_id), st.team(winner.team_id)
+    ev.append(
+        BuzzWon(
+            question_id=t.question_id,
+            player_id=player.player_id,
+            player=player.name,
+            team_id=player.team_id,
+            team=team.name if team else "",
+            kind=player.kind,
+            token_index=b.token_index,
+            token_count=b.token_count,
+            answer_deadline=b.answer_deadline,
+            revealed_at=b.revealed_at,
+            received_at=b.received_at,
+            accepted_at=b.accepted_at,
+            client_time=b.client_time,
+            corrected_press_at=b.corrected_press_at,
+        ).event()
+    )
+
+
+def _race_entry(c: Candidate) -> dict[str, Any]:
+    """A candidate as published in the ``race`` event (``release_at`` stays in the state)."""
+    d = c.to_dict()
+    return {k: d[k] for k in CANDIDATE_FIELDS}
+
+
+def buzz_lost(question_id: int, player_id: int, reason: str) -> Event:
+    return BuzzLost(question_id, reason).event(f"player:{player_id}")
+
+
+def end_tossup(
+    st: MatchState, outcome: str, at: float, ev: list[Event], winner_team: int | None = None
+) -> None:
+    t = current_tossup(st)
+    for c in [*t.candidates, *t.held]:
+        ev.append(buzz_lost(t.question_id, c.player_id, "tossup_ended"))
+    t.outcome = outcome
+    t.candidates, t.held, t.race_deadline = [], [], None
+    t.next_word_at = t.dead_deadline = None
+    t.buzz = None
+    spec = st.tossups[t.index]
+    ev.append(
+        TossupEnded(
+            t.question_id, spec.answer_line, spec.power_index, spec.superpower_index, outcome, score_table(st)
+        ).event()
+    )
+    if winner_team is not None and st.bonus_index < len(st.bonuses):
+        start_bonus(st, winner_team, at, ev)
+    else:
+        after_question(st, at, ev)
+
+
+def reveal(st: MatchState, now: float, ev: list[Event]) -> None:
+    """End the tossup being read (or in dead time) unanswered and show its answer line."""
+    require_running(st)
+    if st.phase not in LIVE_PHASES:
+        raise RuleViolation("bad_phase", "reveal only while the tossup is read or in dead time")
+    t = current_tossup(st)
+    ev.append(TossupRevealed(t.question_id, t.revealed).event())
+    end_tossup(st, "dead", now, ev)
