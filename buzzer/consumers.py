@@ -20,11 +20,11 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import redis.exceptions
-from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 
 from buzzer import protocol
+from buzzer.driver import connect_db, live_db
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
 from competition import selectors, services
 from competition.errors import TossupError
@@ -81,7 +81,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         query = parse_qs(self.scope.get("query_string", b"").decode(errors="replace"))
         token = (query.get("token") or [""])[0]
         try:
-            auth = await database_sync_to_async(_authenticate)(kwargs["code"], self.role, token)
+            auth = await connect_db(_authenticate)(kwargs["code"], self.role, token)
         except Exception:
             log.exception("connect: cannot authenticate (database down?)")
             await self._refuse_unavailable()
@@ -156,7 +156,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         async with self._snapshot_lock:
             self._pending = []
             try:
-                snap = await database_sync_to_async(selectors.snapshot)(self.match_id, self.role, self.player)
+                snap = await connect_db(selectors.snapshot)(self.match_id, self.role, self.player)
                 await self.send(text_data=json.dumps(snap))
                 self.last_seq = snap["seq"]
             finally:
@@ -248,7 +248,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self._error("rate_limited", "too many buzzes or answers from this seat; slow down", ref)
             return
         try:
-            applied = await database_sync_to_async(self._apply)(msg, now)
+            applied = await live_db(self._apply)(msg, now)
         except TossupError as exc:  # the rules' or the service's refusal, with its own code
             await self._refuse(exc, ref)
             return

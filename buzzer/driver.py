@@ -14,6 +14,13 @@ due while nobody drove fires.
 
 The driver never dies of an outage: while Redis cannot renew the lease it stops driving and
 retries every renewal interval; database errors are logged and retried.
+
+Database calls of the live path (ticks, heartbeats, buzzes, answers, moderator commands) run
+on :func:`live_db`'s thread pool, and those of connecting clients (authentication, snapshots)
+on :func:`connect_db`'s — never on asgiref's one thread-sensitive thread, where every call of
+the process queued behind every other and a burst of connecting clients delayed every match's
+words (``python -m tools.bench_live``). Each call is still one function, so one transaction,
+on one thread; two calls for the same match serialise on the service's row lock.
 """
 
 from __future__ import annotations
@@ -23,12 +30,14 @@ import contextlib
 import logging
 import time
 import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
 
-from competition import game, services
+from competition import game, selectors, services
 from competition.models import Match
 
 log = logging.getLogger(__name__)
@@ -45,6 +54,22 @@ if holder == ARGV[1] then redis.call('pexpire', KEYS[1], ARGV[2]) return 1 end
 return 0
 """
 PROCESS_ID = uuid.uuid4().hex
+
+# Bounded pools, so the database sees at most their sum of this process's connections
+# (persistent: settings.CONN_MAX_AGE; channels' wrapper closes stale or broken ones per call).
+_LIVE_POOL = ThreadPoolExecutor(max_workers=settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
+_CONNECT_POOL = ThreadPoolExecutor(max_workers=settings.CONNECT_DB_THREADS, thread_name_prefix="connect-db")
+
+
+def live_db(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a coroutine function run on the live path's pool (ticks, buzzes, commands)."""
+    return database_sync_to_async(fn, thread_sensitive=False, executor=_LIVE_POOL)
+
+
+def connect_db(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a coroutine function run on the pool of connecting clients (authentication,
+    snapshots), so a burst of them never delays a word or a buzz."""
+    return database_sync_to_async(fn, thread_sensitive=False, executor=_CONNECT_POOL)
 
 
 class Driver:
@@ -107,7 +132,7 @@ class Driver:
 
     async def _take_over(self) -> None:
         """Start driving: stop the clock for the time nobody drove, then read the deadline."""
-        applied = await database_sync_to_async(services.resume_after_gap)(match_id=self.match_id, since=None)
+        applied = await live_db(services.resume_after_gap)(match_id=self.match_id, since=None)
         if applied.events:
             log.warning("match %s: clock stopped for %.1fs nobody drove it",
                         self.match_id, applied.events[-1]["data"].get("shift", 0.0))  # fmt: skip
@@ -131,12 +156,12 @@ class Driver:
                     # A broadcast we missed (another process applied Resume, Next…) must not
                     # stall the reading: trust the database.
                     with contextlib.suppress(Exception):
-                        self.deadline = await database_sync_to_async(_load_deadline)(self.match_id)
+                        self.deadline = await live_db(_load_deadline)(self.match_id)
                 self.holding = held
             if self.holding and self.deadline is not None and now >= beat_at:
                 beat_at = now + HEARTBEAT_S
                 try:
-                    await database_sync_to_async(_heartbeat)(self.match_id, now)
+                    await live_db(_heartbeat)(self.match_id, now)
                 except Exception:
                     log.exception("match %s: driver heartbeat failed", self.match_id)
             wait = renew_at - now
@@ -149,7 +174,7 @@ class Driver:
                 continue
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
-                    applied = await database_sync_to_async(services.apply_command)(
+                    applied = await live_db(services.apply_command)(
                         match_id=self.match_id, command=game.Tick(), actor="driver"
                     )
                     self.deadline = applied.next_deadline
@@ -164,5 +189,4 @@ def _heartbeat(match_id: int, now: float) -> None:
 
 
 def _load_deadline(match_id: int) -> float | None:
-    state = Match.objects.values_list("state", flat=True).get(pk=match_id)
-    return game.MatchState.from_dict(state).next_deadline
+    return selectors.next_deadline(match_id)  # Match.state is only the live part now

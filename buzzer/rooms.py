@@ -45,8 +45,18 @@ BACKOFF = (0.25, 5.0)  # re-subscription backoff: first and largest wait, second
 SLOW_CONSUMER = 4408  # close code for a member dropped for being too slow
 
 
-# One Redis client per event loop (a client is bound to the loop it was made in).
+# One Redis client per event loop (a client is bound to the loop it was made in), and the PING
+# in flight on it: connections joining at once share one PING instead of opening a Redis
+# connection each (a burst of hundreds made the PINGs themselves time out).
 _pings: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+_probes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = weakref.WeakKeyDictionary()
+
+
+async def _ping(client: Any) -> bool:
+    try:
+        return bool(await client.ping())
+    except Exception:
+        return False
 
 
 async def _redis_answers() -> bool:
@@ -60,10 +70,10 @@ async def _redis_answers() -> bool:
         client = _pings[loop] = aioredis.from_url(
             settings.REDIS_URL, socket_timeout=1.0, socket_connect_timeout=1.0
         )
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
+    probe = _probes.get(loop)
+    if probe is None or probe.done():
+        probe = _probes[loop] = loop.create_task(_ping(client))
+    return await asyncio.shield(probe)  # a caller cancelled does not cancel the others' PING
 
 
 def group_name(match_id: int) -> str:

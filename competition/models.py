@@ -82,8 +82,17 @@ class Bonus(models.Model):
 
 
 class Match(models.Model):
-    """A live game. ``state`` is the pure engine's snapshot (JSON); ``seq`` is the
-    sequence number of the last event appended for this match."""
+    """A live game, stored in three parts (``game.MatchState`` rebuilt from them):
+
+    ``spec``: the immutable inputs (``game.MatchSpec``: config incl. the preset, teams, seats,
+    tossup and bonus specs), written at creation and when a seat joins in the lobby, each time
+    with a new ``spec_key`` (processes cache the parsed spec by match id and key);
+    ``state``: the small live state (``MatchState.live_dict``: status, phase, clock, indexes,
+    scores, current tossup/bonus run), written by every command that changes it;
+    ``records``: the ruling record (``MatchState.records_dict``: history, adjustments,
+    protests), written only when a ruling, adjustment or protest changes it (``records_key``).
+    ``seq`` is the sequence number of the last event appended for this match. ``preset``,
+    ``config``, ``tossup_ids`` and ``bonus_ids`` are the creation request, written once."""
 
     class Status(models.TextChoices):
         LOBBY = "lobby"
@@ -98,7 +107,11 @@ class Match(models.Model):
     tossup_ids = models.JSONField(default=list)
     bonus_ids = models.JSONField(default=list)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.LOBBY)
-    state = models.JSONField(default=dict)
+    spec = models.JSONField(default=dict, help_text="game.MatchSpec: config, teams, seats, questions")
+    spec_key = models.CharField(max_length=32, blank=True, help_text="new on every write of spec")
+    state = models.JSONField(default=dict, help_text="the live state (MatchState.live_dict)")
+    records = models.JSONField(default=dict, help_text="history, adjustments, protests")
+    records_key = models.CharField(max_length=32, blank=True, help_text="new on every write of records")
     seq = models.BigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)

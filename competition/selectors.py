@@ -3,12 +3,92 @@ for the apps above competition (irt's response store: :func:`match_play`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from competition import game
 from competition.models import Buzz, Flag, Match, MatchEvent, Player, Team
+
+# --- the match state from its stored parts, the immutable parts cached per process ------------
+
+# Matches whose parsed spec and ruling record a process keeps (a few KB to ~100 KB each).
+CACHE_SIZE = 512
+_T = TypeVar("_T")
+_specs: OrderedDict[tuple[int, str], game.MatchSpec] = OrderedDict()
+_records: OrderedDict[tuple[int, str], game.Records] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _cached(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], load: Callable[[], _T]) -> _T:
+    with _lock:
+        hit = cache.get(key)
+        if hit is not None:
+            cache.move_to_end(key)
+            return hit
+    value = load()  # outside the lock: a database read
+    _remember(cache, key, value)
+    return value
+
+
+def remember_spec(match_id: int, spec_key: str, spec: game.MatchSpec) -> None:
+    """Cache a spec just written under ``spec_key`` (the writer's process needs no read back)."""
+    _remember(_specs, (match_id, spec_key), spec)
+
+
+def remember_records(match_id: int, records_key: str, records: game.Records) -> None:
+    """Cache a ruling record just written under ``records_key``."""
+    _remember(_records, (match_id, records_key), records)
+
+
+def _remember(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], value: _T) -> None:
+    """Put a parsed part just written (or read) in its cache, dropping the least recently used."""
+    with _lock:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > CACHE_SIZE:
+            cache.popitem(last=False)
+
+
+def new_part_key() -> str:
+    """A fresh ``Match.spec_key`` / ``Match.records_key``: random, so a recycled match id (a
+    test database flushed, a row deleted) never meets a stale cache entry."""
+    return secrets.token_hex(8)
+
+
+def match_state(match: Match) -> game.MatchState:
+    """The engine state of ``match`` (a row whose ``spec``/``records`` may be deferred): the live
+    state from the row, the spec and ruling record from this process's cache (read on a miss,
+    keyed by match id and ``spec_key``/``records_key``)."""
+    spec = _cached(
+        _specs,
+        (match.id, match.spec_key),
+        lambda: game.MatchSpec.from_dict(Match.objects.values_list("spec", flat=True).get(pk=match.id)),
+    )
+    records = _cached(
+        _records,
+        (match.id, match.records_key),
+        lambda: game.records_from_dict(Match.objects.values_list("records", flat=True).get(pk=match.id)),
+    )
+    return game.MatchState.from_parts(match.state, spec, records)
+
+
+def live_rows():
+    """``Match`` rows without the large, cached parts (``spec``, ``records``: read on a miss)."""
+    return Match.objects.defer("spec", "records")
+
+
+def load_state(match_id: int) -> game.MatchState:
+    """The engine state of match ``match_id``. Raises ``Match.DoesNotExist``."""
+    return match_state(live_rows().get(pk=match_id))
+
+
+def next_deadline(match_id: int) -> float | None:
+    """When the driver must next ``Tick`` match ``match_id`` (None: nothing scheduled)."""
+    return load_state(match_id).next_deadline
 
 
 def audiences_for(role: str, player: Player | None) -> frozenset[str]:
@@ -29,8 +109,8 @@ def view_audience(role: str, player: Player | None) -> str:
 def snapshot(match_id: int, role: str, player: Player | None) -> dict[str, Any]:
     """``{"type": "snapshot", "seq", "state"}`` for this connection, consistent with ``seq``
     (read in one query of the match row)."""
-    match = Match.objects.get(pk=match_id)
-    state = game.MatchState.from_dict(match.state)
+    match = live_rows().get(pk=match_id)
+    state = match_state(match)
     view = game.view(state, view_audience(role, player))
     view["match"] = {"id": match.id, "name": match.name, "join_code": match.join_code, "preset": match.preset}
     return {"type": "snapshot", "seq": match.seq, "state": view}

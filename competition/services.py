@@ -20,7 +20,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from competition import game, signals
+from competition import game, selectors, signals
 from competition.errors import TossupError
 from competition.models import (
     Bonus,
@@ -142,8 +142,35 @@ def _build_lobby_state(match: Match) -> None:
         [tossup_spec(tossups[i]) for i in match.tossup_ids],
         [bonus_spec(bonuses[i]) for i in match.bonus_ids if i in bonuses],
     )
-    match.state = state.to_dict()
-    match.save(update_fields=["state"])
+    match.save(update_fields=_write_parts(match, None, state))
+
+
+def _write_parts(match: Match, old: game.MatchState | None, new: game.MatchState) -> list[str]:
+    """Set the stored parts of ``new`` that changed since ``old`` (all of them when None) on
+    ``match`` and return their field names: the live state always; the spec only when a seat
+    joined (its lists are shared, never mutated, so identity tells); the ruling record only
+    when a ruling, adjustment or protest changed it (records are frozen: identity again)."""
+    match.state = new.live_dict()
+    names = ["state"]
+    if old is None or any(getattr(old, f) is not getattr(new, f) for f in SPEC_PARTS):
+        match.spec, match.spec_key = new.spec().to_dict(), selectors.new_part_key()
+        selectors.remember_spec(match.id, match.spec_key, new.spec())
+        names += ["spec", "spec_key"]
+    if old is None or not _same_records(old.records(), new.records()):
+        records = new.records()
+        match.records, match.records_key = game.records_to_dict(records), selectors.new_part_key()
+        selectors.remember_records(match.id, match.records_key, records)
+        names += ["records", "records_key"]
+    return names
+
+
+SPEC_PARTS = ("config", "teams", "players", "tossups", "bonuses")
+
+
+def _same_records(a: game.Records, b: game.Records) -> bool:
+    return all(
+        len(x) == len(y) and all(p is q for p, q in zip(x, y, strict=True)) for x, y in zip(a, b, strict=True)
+    )
 
 
 def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
@@ -245,7 +272,7 @@ def apply_command(
     now = time.time() if now is None else now
     command_id = _command_key(command_id)
     with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
+        match = selectors.live_rows().select_for_update().get(pk=match_id)
         if command_id:
             earlier = (
                 MatchEvent.objects.filter(match=match, command_id=command_id)
@@ -254,9 +281,9 @@ def apply_command(
                 .first()
             )
             if earlier is not None:
-                deadline = game.MatchState.from_dict(match.state).next_deadline
+                deadline = selectors.match_state(match).next_deadline
                 return Applied([], earlier, deadline, duplicate=True)
-        state = game.MatchState.from_dict(match.state)
+        state = selectors.match_state(match)
         # A command that reaches a match nobody has driven for a while (its server died, the
         # driver has not taken over yet) must not fire the deadlines that fell due meanwhile.
         gap_events: list[game.Event] = []
@@ -267,10 +294,11 @@ def apply_command(
             return _store(match, state, new_state, [*gap_events, *(extra_events or []), *engine_events],
                           command, actor, now, command_id)  # fmt: skip
         if not engine_events and not extra_events:
-            # Ticks that change nothing visible still persist the state (deadlines moved).
-            if new_state.to_dict() != match.state:
-                match.state = new_state.to_dict()
-                match.save(update_fields=["state"])
+            # Ticks that change nothing visible still persist the state (deadlines moved);
+            # serialised once, written only if it differs.
+            live = new_state.live_dict()
+            if live != match.state or not _same_records(state.records(), new_state.records()):
+                match.save(update_fields=_write_parts(match, state, new_state))
             return Applied([], match.seq, new_state.next_deadline)
         all_events = list(extra_events or []) + list(engine_events)
         return _store(match, state, new_state, all_events, command, actor, now, command_id)
@@ -314,14 +342,14 @@ def _store(
         )
     MatchEvent.objects.bulk_create(rows)
     _project(match, rows, command, old, new, now)
-    match.state = new.to_dict()
+    parts = _write_parts(match, old, new)
     match.seq = seq
     # Whatever this command was, the engine advanced the match to ``now``: nobody was away
     # before that (the driver's gap recovery starts from here at the earliest).
     # Nothing drives a match in the lobby (a seat joining there starts no clock).
     if new.status != "lobby":
         match.driven_at = max(match.driven_at or now, now)
-    match.save(update_fields=["state", "seq", "status", "ended_at", "driven_at"])
+    match.save(update_fields=[*parts, "seq", "status", "ended_at", "driven_at"])
     out = [_event_dict(r) for r in rows]
     deadline = new.next_deadline
     match_id = match.id
@@ -349,8 +377,8 @@ def resume_after_gap(*, match_id: int, since: float | None, now: float | None = 
     :data:`GAP_MIN` seconds ago is left alone: ``Applied([], seq, next_deadline)``."""
     now = time.time() if now is None else now
     with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
-        state = game.MatchState.from_dict(match.state)
+        match = selectors.live_rows().select_for_update().get(pk=match_id)
+        state = selectors.match_state(match)
         resumed, events = _stop_the_clock_for_gap(match, state, since, now, GAP_MIN)
         if not events:
             return Applied([], match.seq, state.next_deadline)
@@ -573,7 +601,7 @@ def answer(
 ) -> Applied:
     """The buzzer's answer (or reply to a prompt): judged against the answer line, then
     applied; the verdict is a suggestion unless the match auto-rules."""
-    state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
+    state = selectors.load_state(match_id)
     verdict = _judge_tossup(state, player_id, question_id, text)
     cmd = game.Answer(
         player_id, question_id, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt
@@ -600,7 +628,7 @@ def bonus_answer(
     *, match_id: int, player_id: int, bonus_id: int, part: int, text: str, now: float | None = None
 ) -> Applied:
     """An answer to the current bonus part by a player (or bot) of the controlling team."""
-    state = game.MatchState.from_dict(Match.objects.values_list("state", flat=True).get(pk=match_id))
+    state = selectors.load_state(match_id)
     spec = next((b for b in state.bonuses if b.bonus_id == bonus_id), None)
     if spec is None or not 0 <= part < len(spec.parts):
         verdict = Verdict("reject", None, "no such bonus part")

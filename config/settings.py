@@ -108,6 +108,22 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Several processes (server, worker, importers) share the file: wait for locks, don't fail.
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
+    # The test database in a file, not shared-cache memory: the server's database threads
+    # (buzzer/driver.py) use connections of their own, and shared-cache memory databases
+    # refuse concurrent connections ("table is locked") where a file waits for the lock.
+    DATABASES["default"]["TEST"] = {
+        "NAME": str(Path(tempfile.gettempdir()) / f"tossup-test-{os.getpid()}.sqlite3")
+    }
+# Persistent connections, one per database thread (opening one cost about half of a word's
+# service time on PostgreSQL); a connection found broken is replaced before its next use.
+DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=600)
+DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+# Threads per server process for the database calls of the live path (ticks, buzzes,
+# commands) and of connecting clients (authentication, snapshots): see buzzer/driver.py.
+# SQLite takes one writer at a time and makes the others sleep-and-retry, so one live thread.
+_SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
+LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=1 if _SQLITE else 4)
+CONNECT_DB_THREADS = env.int("CONNECT_DB_THREADS", default=2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")

@@ -51,7 +51,16 @@ from .records import (
     WinningBuzz,
 )
 from .specs import BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, tokenize_tossup
-from .state import BonusRun, MatchState, TossupRun, new_match
+from .state import (
+    BonusRun,
+    MatchSpec,
+    MatchState,
+    Records,
+    TossupRun,
+    new_match,
+    records_from_dict,
+    records_to_dict,
+)
 from .view import apply_event, event_audiences, view
 
 __all__ = [
@@ -70,6 +79,7 @@ __all__ = [
     "End",
     "Event",
     "MatchConfig",
+    "MatchSpec",
     "MatchState",
     "Next",
     "PartResult",
@@ -78,6 +88,7 @@ __all__ = [
     "PlayerSpec",
     "Protest",
     "ProtestNote",
+    "Records",
     "ReplayTossup",
     "Resolution",
     "Resume",
@@ -100,6 +111,8 @@ __all__ = [
     "apply_event",
     "event_audiences",
     "new_match",
+    "records_from_dict",
+    "records_to_dict",
     "tokenize_tossup",
     "view",
 ]

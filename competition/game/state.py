@@ -26,6 +26,9 @@ LIVE_PHASES = ("reading", "dead_time")
 TOSSUP_PHASES = ("reading", "dead_time", "answering", "ruling")
 BONUS_PHASES = ("bonus", "bonus_ruling")
 SPEC_FIELDS = ("teams", "players", "tossups", "bonuses")
+# The ruling record: grows with the match, changes only when a ruling, adjustment or protest
+# happens (never on a word), so it is stored apart from the per-command live state.
+RECORD_FIELDS = ("history", "adjustments", "protests")
 
 
 @dataclass
@@ -191,24 +194,110 @@ class MatchState:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> MatchState:
         """Inverse of :meth:`to_dict` (accepts its JSON round trip; ``d`` is not changed)."""
+        return cls.from_parts(d, MatchSpec.from_dict(d), records_from_dict(d))
+
+    # --- the stored split: an immutable spec, a small live state, the ruling record ---------
+
+    def spec(self) -> MatchSpec:
+        """The immutable inputs (config, teams, seats, questions), sharing this state's objects."""
+        return MatchSpec(self.config, self.teams, self.players, self.tossups, self.bonuses)
+
+    def live_dict(self) -> dict[str, Any]:
+        """JSON-ready run-time fields without the spec and the ruling record (see
+        :meth:`records_dict`): status, phase, clock, indexes, scores, the current runs."""
+        skip = ("config", *SPEC_FIELDS, *RECORD_FIELDS)
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+        d.update(
+            scores=dict(self.scores),
+            tossup=self.tossup and self.tossup.to_dict(),
+            bonus=self.bonus and self.bonus.to_dict(),
+        )
+        return d
+
+    def records(self) -> Records:
+        """``(history, adjustments, protests)``: the lists themselves (compare with ``is``)."""
+        return (self.history, self.adjustments, self.protests)
+
+    def records_dict(self) -> dict[str, Any]:
+        """JSON-ready ruling record: ``{"history", "adjustments", "protests"}``."""
+        return records_to_dict(self.records())
+
+    @classmethod
+    def from_parts(cls, live: dict[str, Any], spec: MatchSpec, records: Records) -> MatchState:
+        """A state from its stored parts: ``live`` as :meth:`live_dict` gives it (extra keys of
+        the full :meth:`to_dict` form are ignored), a (cached, shared) ``spec`` and the parsed
+        ``records`` (their lists are copied)."""
+        run = {f.name: live[f.name] for f in fields(cls) if f.name in live and f.name not in _NOT_LIVE}
         return cls(
             **{
-                **d,
-                "config": MatchConfig.from_dict(d["config"]),
-                "teams": [TeamSpec(**t) for t in d["teams"]],
-                "players": [PlayerSpec(**p) for p in d["players"]],
-                "tossups": [TossupSpec(**{**t, "tokens": list(t["tokens"])}) for t in d["tossups"]],
-                "bonuses": [
-                    BonusSpec(**{**b, "parts": [BonusPartSpec(**p) for p in b["parts"]]})
-                    for b in d["bonuses"]
-                ],
-                "scores": dict(d["scores"]),
-                "tossup": d["tossup"] and TossupRun.from_dict(d["tossup"]),
-                "bonus": d["bonus"] and BonusRun.from_dict(d["bonus"]),
-                "history": [ruling_from_dict(h) for h in d["history"]],
-                "adjustments": [Adjustment.from_dict(a) for a in d["adjustments"]],
-                "protests": [ProtestNote.from_dict(p) for p in d["protests"]],
+                **run,
+                "config": spec.config,
+                "teams": spec.teams,
+                "players": spec.players,
+                "tossups": spec.tossups,
+                "bonuses": spec.bonuses,
+                "scores": dict(live["scores"]),
+                "tossup": live["tossup"] and TossupRun.from_dict(live["tossup"]),
+                "bonus": live["bonus"] and BonusRun.from_dict(live["bonus"]),
+                "history": list(records[0]),
+                "adjustments": list(records[1]),
+                "protests": list(records[2]),
             }
+        )
+
+
+Records = tuple[list[Ruling], list[Adjustment], list[ProtestNote]]
+_NOT_LIVE = ("config", *SPEC_FIELDS, *RECORD_FIELDS)
+
+
+def records_to_dict(records: Records) -> dict[str, Any]:
+    """JSON-ready ``{"history", "adjustments", "protests"}`` of :meth:`MatchState.records`."""
+    history, adjustments, protests = records
+    return {
+        "history": [h.to_dict() for h in history],
+        "adjustments": [a.to_dict() for a in adjustments],
+        "protests": [p.to_dict() for p in protests],
+    }
+
+
+def records_from_dict(d: dict[str, Any]) -> Records:
+    """Inverse of :func:`records_to_dict` (also reads those keys of a full state dict)."""
+    return (
+        [ruling_from_dict(h) for h in d["history"]],
+        [Adjustment.from_dict(a) for a in d["adjustments"]],
+        [ProtestNote.from_dict(p) for p in d["protests"]],
+    )
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """The immutable inputs of a match, stored once (seats appended in the lobby) and shared
+    by every state built from it: its lists are never mutated (a seat makes a new list)."""
+
+    config: MatchConfig
+    teams: list[TeamSpec]
+    players: list[PlayerSpec]
+    tossups: list[TossupSpec]
+    bonuses: list[BonusSpec]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"config", "teams", "players", "tossups", "bonuses"}``."""
+        d: dict[str, Any] = {"config": self.config.to_dict()}
+        for name in SPEC_FIELDS:
+            d[name] = [_plain(v) for v in getattr(self, name)]
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> MatchSpec:
+        """Inverse of :meth:`to_dict` (also reads those keys of a full state dict)."""
+        return cls(
+            config=MatchConfig.from_dict(d["config"]),
+            teams=[TeamSpec(**t) for t in d["teams"]],
+            players=[PlayerSpec(**p) for p in d["players"]],
+            tossups=[TossupSpec(**{**t, "tokens": list(t["tokens"])}) for t in d["tossups"]],
+            bonuses=[
+                BonusSpec(**{**b, "parts": [BonusPartSpec(**p) for p in b["parts"]]}) for b in d["bonuses"]
+            ],
         )
 
 

@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.db import OperationalError
 
 from buzzer import driver as driving
-from competition import game, services
+from competition import game, selectors, services
 from competition.models import Match, MatchEvent, Player
 from config import launcher
 from tests.support.factories import make_match
@@ -32,7 +32,7 @@ def events(match: Match) -> list[tuple[str, dict[str, Any], str]]:
 
 @database_sync_to_async
 def state(match: Match) -> game.MatchState:
-    return game.MatchState.from_dict(Match.objects.get(pk=match.pk).state)
+    return selectors.load_state(match.pk)
 
 
 def contiguous(rows: list[tuple[str, dict[str, Any], str]]) -> bool:

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import game, services, signals
+from competition import game, selectors, services, signals
 from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team
 from tests.support.factories import make_match, make_packet
 
@@ -385,7 +385,7 @@ def test_bot_teams_are_not_joinable_and_bad_seats_are_refused():
 def test_a_lobby_join_adds_the_seat_to_the_engine_state():
     m = make_match()
     carol = services.join_match(code=m.join_code, name="carol", team="Blue")
-    state = Match.objects.get(pk=m.pk).state
+    state = Match.objects.get(pk=m.pk).spec
     assert {
         "player_id": carol.id,
         "team_id": carol.team_id,
@@ -430,11 +430,11 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
     assert carol.token not in json.dumps(row.payload)
     assert after.seq == before.seq + 1 and published == [[services._event_dict(row)]]
     # The stored state is the state before the join with that event applied: one state per seq.
-    old_state = game.MatchState.from_dict(before.state)
+    old_state = selectors.match_state(before)
     for audience in ("moderator", "all"):
         event = game.Event(row.type, row.payload, row.audience)
         assert game.apply_event(game.view(old_state, audience), event) == game.view(
-            game.MatchState.from_dict(after.state), audience
+            selectors.match_state(after), audience
         )
 
 
@@ -447,7 +447,7 @@ def test_a_refused_join_stores_no_seat_and_no_event():
         services.join_match(code=m.join_code, name="dora", team="Green")  # no such team
     after = Match.objects.get(pk=m.pk)
     assert (after.seq, after.state) == (before.seq, before.state)
-    assert Player.objects.filter(match=m).count() == len(before.state["players"])
+    assert Player.objects.filter(match=m).count() == len(before.spec["players"])
 
 
 # -- creating matches -----------------------------------------------------------------------
@@ -484,7 +484,7 @@ def test_create_match_seats_bots_on_their_own_teams_and_drops_unknown_bonuses():
     assert m.status == Match.Status.LOBBY and m.bonus_ids == [bonuses[0].id]
     bot = Player.objects.get(match=m, kind=Player.Kind.BOT)
     assert (bot.team.name, bot.team.kind, bot.weight_class) == ("qanta", Team.Kind.BOT, "heavy")
-    assert [t["name"] for t in m.state["teams"]] == ["Red", "qanta"]
+    assert [t["name"] for t in m.spec["teams"]] == ["Red", "qanta"]
 
 
 # -- the event log --------------------------------------------------------------------------

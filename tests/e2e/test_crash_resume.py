@@ -15,7 +15,7 @@ import pytest
 import websockets
 
 from config import launcher
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

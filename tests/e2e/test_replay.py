@@ -17,7 +17,7 @@ import pytest
 
 from buzzer.bots.replay import load_buzz_file
 from config import launcher
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

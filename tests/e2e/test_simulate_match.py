@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from config import launcher
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]

@@ -33,7 +33,7 @@ import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
 from config import launcher
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 Frame = dict[str, Any]

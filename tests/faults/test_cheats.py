@@ -23,7 +23,7 @@ import pytest
 from buzzer.protocol import MAX_DELAY_BOUND
 from tests.faults.clients import Client
 from tests.faults.conftest import Served, is_event
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 ANSWER = "Moby-Dick"  # the answer to the demo packet's first tossup (93 tokens, power before 57)
 POWER_INDEX = 57

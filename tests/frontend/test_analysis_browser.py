@@ -16,7 +16,7 @@ import pytest
 
 from config import launcher
 from tests.support.browser import chromium
-from tests.support.databases import scratch_database
+from tools.databases import scratch_database
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 

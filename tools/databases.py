@@ -1,4 +1,4 @@
-"""A throw-away database for tests that run the real server and worker as subprocesses:
+"""A throw-away database for tests and benchmarks that run the real server and worker as subprocesses:
 a fresh PostgreSQL database on the server of ``DATABASE_URL`` when that is PostgreSQL
 (as on CI), else a SQLite file."""
 

@@ -1,0 +1,326 @@
+"""Benchmark: the live path end to end — a real server, real websockets, real matches.
+
+Starts a private Redis and one uvicorn process (``config.launcher``) on 127.0.0.1 against a
+scratch database (SQLite in a temporary directory, or ``DATABASE_URL`` if set — point it at a
+scratch PostgreSQL database, never a real one: the benchmark migrates it and creates
+matches), creates matches through ``competition.services`` and measures, from websocket
+clients in this process:
+
+(a) **first-word lateness** with N concurrent matches read at ``--rate`` words/s (one watcher
+    per match): for each ``words`` frame, arrival time minus the time its first word was due
+    (the engine stamps a batch with its last word's due time; earlier words were due one
+    interval apart). Then again while ``--burst`` extra clients connect at once (each reads
+    its snapshot, then closes).
+(b) **word latency at ``--room`` clients** in one match against a raw websocket broadcast
+    server (``websockets.broadcast`` in a subprocess of this script) sending the same number
+    of frames at the same rate: arrival time minus due time (raw: minus send time); ratio.
+(c) the same for a room of ``--big-room`` clients (where full garbage collections show).
+
+Every phase is bounded (``--seconds``); all traffic stays on 127.0.0.1. Figures are
+milliseconds. The clients share this process, so at 2,000 clients part of the measured
+latency is the clients' own; the raw server pays the same.
+
+    python -m tools.bench_live [--matches 20 100] [--seconds 12] [--rate 5] [--burst 1000]
+                               [--room 100] [--big-room 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+CONNECT_CONCURRENCY = 200  # handshakes in flight at once while filling a room
+WORDS_PER_TOSSUP = 400  # longer than any phase: a phase never reaches dead time
+
+
+def pct(values: list[float]) -> str:
+    """``p50 / p99 / max`` in ms of ``values`` (seconds), or ``-`` when empty."""
+    if not values:
+        return "       -        -        -"
+    p50, p99, top = np.percentile(np.array(values) * 1000, [50, 99, 100])
+    return f"{p50:8.1f} {p99:8.1f} {top:8.1f}"
+
+
+# --- the server under test ---------------------------------------------------------------------
+class Server:
+    """Redis + migrated scratch database + one uvicorn process, torn down by :meth:`stop`."""
+
+    def __init__(self) -> None:
+        from config import launcher
+
+        self.launcher = launcher
+        self.tmp = tempfile.TemporaryDirectory(prefix="bench-live-")
+        self.redis_url, self.redis = launcher.start_redis()
+        db_url = os.environ.get("DATABASE_URL") or f"sqlite:///{self.tmp.name}/bench.sqlite3"
+        self.env = launcher.child_env(REDIS_URL=self.redis_url, DATABASE_URL=db_url, DEBUG="0")
+        os.environ.update(REDIS_URL=self.redis_url, DATABASE_URL=db_url)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "-v", "0"], cwd=BASE_DIR, env=self.env, check=True
+        )
+        self.port = launcher.free_port()
+        self.proc = launcher.start_server(self.port, self.env, log=Path(self.tmp.name) / "server.log")
+
+    def url(self, code: str, role: str = "watch", token: str = "") -> str:
+        query = f"?token={token}" if token else ""
+        return f"ws://127.0.0.1:{self.port}/ws/match/{code}/{role}/{query}"
+
+    def stop(self) -> None:
+        self.launcher.stop(self.proc)  # the server first: Redis going away first is logged as a fault
+        self.launcher.stop(self.redis)
+        log = Path(self.tmp.name) / "server.log"
+        pauses = [
+            line for line in log.read_text(errors="replace").splitlines() if "gc: full collection" in line
+        ]
+        if pauses:
+            print(f"server: {len(pauses)} long full collections, e.g. {pauses[-1]}")
+        errors = [line for line in log.read_text(errors="replace").splitlines() if "Traceback" in line]
+        if errors:  # shown, not hidden: a benchmark of a failing server measures nothing
+            print(f"server log: {len(errors)} tracebacks; its last lines:", file=sys.stderr)
+            print("\n".join(log.read_text(errors="replace").splitlines()[-25:]), file=sys.stderr)
+        self.tmp.cleanup()
+
+
+def make_matches(n: int, wpm: float) -> list[tuple[int, str]]:
+    """``n`` lobby matches of two long tossups each: ``[(match id, join code)]``."""
+    from competition import services
+    from competition.models import Packet, QuestionSet, Tossup
+
+    qset, _ = QuestionSet.objects.get_or_create(name="bench", defaults={"year": 2024, "source": "bench"})
+    packet, _ = Packet.objects.get_or_create(question_set=qset, name="bench")
+    if not Tossup.objects.filter(packet=packet).exists():
+        for i in range(2):
+            words = [f"clue{i}w{k}" for k in range(WORDS_PER_TOSSUP)]
+            words.insert(WORDS_PER_TOSSUP // 2, "(*)")
+            Tossup.objects.create(
+                packet=packet, number=i + 1, question=" ".join(words), answer_line="<b><u>bench</u></b>"
+            )
+    ids = list(Tossup.objects.filter(packet=packet).order_by("number").values_list("id", flat=True))
+    out = []
+    for k in range(n):
+        m = services.create_match(name=f"bench {k}", tossup_ids=ids, teams=["A", "B"], config={"wpm": wpm})
+        out.append((m.id, m.join_code))
+    return out
+
+
+def start_matches(ids: list[int]) -> None:
+    from competition import game, services
+
+    for match_id in ids:
+        services.apply_command(match_id=match_id, command=game.Start(), actor="moderator")
+
+
+# --- clients -----------------------------------------------------------------------------------
+async def open_ws(url: str) -> Any:
+    """A connected client that has read its first frame (the snapshot)."""
+    from websockets.asyncio.client import connect
+
+    ws = await connect(url, max_size=None, compression=None, open_timeout=60, ping_interval=None)
+    async with asyncio.timeout(60):
+        while json.loads(await ws.recv()).get("type") != "snapshot":
+            pass
+    return ws
+
+
+async def open_many(urls: list[str]) -> list[Any]:
+    gate = asyncio.Semaphore(CONNECT_CONCURRENCY)
+
+    async def one(url: str) -> Any:
+        async with gate:
+            return await open_ws(url)
+
+    return list(await asyncio.gather(*(one(u) for u in urls)))
+
+
+async def collect_words(ws: Any, interval: float, until: float, out: list[float], first: bool) -> None:
+    """Append, for each ``words`` frame before ``until``, arrival minus due time (of the
+    batch's first word when ``first``, else of the batch stamp)."""
+    with contextlib.suppress(TimeoutError, Exception):
+        async with asyncio.timeout(max(0.0, until - time.time())):
+            async for raw in ws:
+                now = time.time()
+                frame = json.loads(raw)
+                if frame.get("type") == "event" and frame.get("event") == "words":
+                    data = frame["data"]
+                    due = data["revealed_at"] - (interval * (len(data["words"]) - 1) if first else 0.0)
+                    out.append(now - due)
+
+
+async def close_all(sockets: list[Any]) -> None:
+    await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
+
+
+# --- (a) lateness with N matches, and during a connection burst ---------------------------------
+async def lateness(
+    server: Server, n: int, seconds: float, rate: float, burst: int
+) -> tuple[list, list, float]:
+    from asgiref.sync import sync_to_async
+
+    interval = 1.0 / rate
+    matches = await sync_to_async(make_matches)(n, rate * 60)
+    watchers = await open_many([server.url(code) for _, code in matches])
+    await sync_to_async(start_matches)([m for m, _ in matches])
+    half = seconds / 2
+    t0 = time.time()
+    quiet: list[float] = []
+    await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
+    busy: list[float] = []
+    burst_s = float("nan")
+
+    async def connect_burst() -> None:
+        nonlocal burst_s
+        b0 = time.time()
+        codes = [code for _, code in matches]
+        sockets = await asyncio.gather(
+            *(open_ws(server.url(codes[k % len(codes)])) for k in range(burst)), return_exceptions=True
+        )
+        burst_s = time.time() - b0
+        await close_all([s for s in sockets if not isinstance(s, BaseException)])
+
+    t1 = time.time()
+    tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
+    await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
+    await close_all(watchers)
+    from competition import game, services
+
+    def end_all() -> None:
+        for match_id, _ in matches:
+            with contextlib.suppress(Exception):
+                services.apply_command(match_id=match_id, command=game.End(), actor="moderator")
+
+    await sync_to_async(end_all)()
+    return quiet, busy, burst_s
+
+
+# --- (b, c) one room against a raw broadcast server -------------------------------------------
+async def room_latency(server: Server, clients: int, seconds: float, rate: float) -> list[float]:
+    from asgiref.sync import sync_to_async
+
+    ((match_id, code),) = await sync_to_async(make_matches)(1, rate * 60)
+    sockets = await open_many([server.url(code) for _ in range(clients)])
+    await sync_to_async(start_matches)([match_id])
+    out: list[float] = []
+    until = time.time() + seconds
+    await asyncio.gather(*(collect_words(ws, 1 / rate, until, out, False) for ws in sockets))
+    await close_all(sockets)
+    return out
+
+
+async def raw_latency(clients: int, seconds: float, rate: float) -> list[float]:
+    """The same room on a raw ``websockets`` broadcast server in a subprocess."""
+    from config.launcher import free_port, wait_for_port
+
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tools.bench_live", "--raw-server", str(port), "--raw-clients", str(clients),
+         "--rate", str(rate), "--seconds", str(seconds)],
+        cwd=BASE_DIR,
+    )  # fmt: skip
+    try:
+        await asyncio.to_thread(wait_for_port, port, 30.0, proc)
+        sockets = await open_many([f"ws://127.0.0.1:{port}/" for _ in range(clients)])
+        out: list[float] = []
+        until = time.time() + seconds + 2
+        await asyncio.gather(*(collect_words(ws, 1 / rate, until, out, False) for ws in sockets))
+        await close_all(sockets)
+        return out
+    finally:
+        proc.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        if proc.poll() is None:
+            proc.kill()
+
+
+async def raw_server(port: int, clients: int, seconds: float, rate: float) -> None:
+    """Greets each client with a snapshot, waits (≤ 60 s) for ``clients`` of them, then
+    broadcasts a ``words`` frame stamped with its send time every 1/``rate`` s for ``seconds``."""
+    from websockets.asyncio.server import broadcast, serve
+
+    conns: set[Any] = set()
+
+    async def handler(ws: Any) -> None:
+        await ws.send(json.dumps({"type": "snapshot", "seq": 0}))
+        conns.add(ws)
+        try:
+            await ws.wait_closed()
+        finally:
+            conns.discard(ws)
+
+    async with serve(handler, "127.0.0.1", port, compression=None, ping_interval=None):
+        async with asyncio.timeout(60):
+            while len(conns) < clients:
+                await asyncio.sleep(0.05)
+        due = time.time() + 0.2
+        for k in range(round(seconds * rate)):
+            await asyncio.sleep(max(0.0, due - time.time()))
+            data = {"question_id": 1, "start": k, "words": [f"w{k}"], "revealed_at": time.time()}
+            broadcast(conns, json.dumps({"type": "event", "seq": k + 1, "event": "words", "data": data}))
+            due += 1 / rate
+        await asyncio.sleep(1.0)
+
+
+# --- main --------------------------------------------------------------------------------------
+async def run(args: argparse.Namespace, server: Server) -> None:
+    print(
+        f"live path, one uvicorn process, {args.rate:g} words/s, {server.env['DATABASE_URL'].split(':')[0]}"
+    )
+    for i, n in enumerate(n for n in args.matches if n > 0):
+        if i == 0:
+            print("(a) first-word lateness, ms            p50      p99      max   words")
+        quiet, busy, burst_s = await lateness(server, n, args.seconds, args.rate, args.burst)
+        print(f"    {n:>4} matches                  {pct(quiet)} {len(quiet):>7}")
+        print(f"    {n:>4} matches + {args.burst} connecting {pct(busy)} {len(busy):>7}"
+              f"   (burst connected in {burst_s:.1f} s)")  # fmt: skip
+    for label, clients in (("(b)", args.room), ("(c)", args.big_room)):
+        if not clients:
+            continue
+        tossup = await room_latency(server, clients, args.seconds, args.rate)
+        raw = await raw_latency(clients, args.seconds, args.rate)
+        print(f"{label} word latency, {clients} clients, ms  p50      p99      max  frames")
+        print(f"    Tossup                        {pct(tossup)} {len(tossup):>7}")
+        print(f"    raw websockets broadcast      {pct(raw)} {len(raw):>7}")
+        if tossup and raw:
+            (t50, t99), (r50, r99) = np.percentile(tossup, [50, 99]), np.percentile(raw, [50, 99])
+            print(f"    ratio Tossup/raw              {t50 / r50:8.1f} {t99 / r99:8.1f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--matches", type=int, nargs="+", default=[20, 100])
+    parser.add_argument("--seconds", type=float, default=12.0, help="length of each measured phase")
+    parser.add_argument("--rate", type=float, default=5.0, help="words per second")
+    parser.add_argument("--burst", type=int, default=1000, help="clients connecting at once in (a)")
+    parser.add_argument("--room", type=int, default=100, help="clients in (b); 0 skips")
+    parser.add_argument("--big-room", type=int, default=2000, help="clients in (c); 0 skips")
+    parser.add_argument("--raw-server", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--raw-clients", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.raw_server:
+        asyncio.run(raw_server(args.raw_server, args.raw_clients, args.seconds, args.rate))
+        return
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    server = Server()
+    try:
+        import django
+
+        django.setup()
+        asyncio.run(run(args, server))
+    finally:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()
