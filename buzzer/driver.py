@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -36,6 +37,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from django.conf import settings
+from django.db import connections
 
 from competition import game, selectors, services
 from competition.models import Match
@@ -59,6 +61,22 @@ PROCESS_ID = uuid.uuid4().hex
 # (persistent: settings.CONN_MAX_AGE; channels' wrapper closes stale or broken ones per call).
 _LIVE_POOL = ThreadPoolExecutor(max_workers=settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
 _CONNECT_POOL = ThreadPoolExecutor(max_workers=settings.CONNECT_DB_THREADS, thread_name_prefix="connect-db")
+
+
+def close_pool_connections(timeout: float = 10.0) -> None:
+    """Close the database connections the pools' threads keep open (``CONN_MAX_AGE``), e.g.
+    before a test database is dropped. Each thread runs one closing task: a barrier holds
+    the tasks until all of a pool's threads have one. Raises threading.BrokenBarrierError
+    when a thread stays busy longer than ``timeout`` seconds."""
+    for pool, size in ((_LIVE_POOL, settings.LIVE_DB_THREADS), (_CONNECT_POOL, settings.CONNECT_DB_THREADS)):
+        barrier = threading.Barrier(size)
+
+        def close(barrier: threading.Barrier = barrier) -> None:
+            barrier.wait(timeout)
+            connections.close_all()
+
+        for task in [pool.submit(close) for _ in range(size)]:
+            task.result()
 
 
 def live_db(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, websockets under /ws/ through Channels."""
 
+import atexit
 import gc
 import logging
 import os
@@ -108,3 +109,5 @@ def _log_long_collections(phase: str, info: dict) -> None:
 
 _tune_gc()
 gc.callbacks.append(_log_long_collections)
+# The collections of interpreter shutdown come after logging's streams are closed.
+atexit.register(gc.callbacks.remove, _log_long_collections)

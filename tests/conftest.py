@@ -4,6 +4,7 @@ a Redis being installed as a service), and where the shared data lives."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,6 +42,16 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     launcher.stop(_redis.get("proc"))  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
+    """The consumers' database threads (buzzer.driver pools) keep their connections; close
+    them before the test database is dropped."""
+    yield
+    from buzzer.driver import close_pool_connections
+
+    close_pool_connections()
 
 
 @pytest.fixture(scope="session")
