@@ -15,6 +15,7 @@ import contextlib
 import json
 import logging
 import time
+import uuid
 from collections import deque
 from typing import Any
 from urllib.parse import parse_qs
@@ -23,12 +24,13 @@ import redis.exceptions
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 
-from buzzer import protocol
+from buzzer import presence, protocol
 from buzzer.driver import connect_db, live_db
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
 from competition import selectors, services
 from competition.errors import TossupError
 from competition.models import Match, Player
+from competition.vocabulary import PATH_ROLES, Role, actor
 
 log = logging.getLogger(__name__)
 
@@ -49,20 +51,21 @@ def error_frame(error: TossupError, ref: Any = None) -> str:
     return json.dumps({"type": "error", **error.to_dict(), "ref": ref})
 
 
-def _authenticate(code: str, role: str, token: str) -> tuple[int, Player | None] | None:
+def _authenticate(code: str, role: Role, token: str) -> tuple[int, Player | None] | None:
     match = Match.objects.filter(join_code=code.upper()).first()
     if match is None:
         return None
-    if role == "watch":
+    if role is Role.SPECTATOR:
         return match.id, None
-    if role == "moderate":
+    if role is Role.MODERATOR:
         return (match.id, None) if token and token == match.moderator_token else None
     player = Player.objects.filter(match=match, token=token).first() if token else None
     return (match.id, player) if player is not None else None
 
 
 class MatchConsumer(AsyncWebsocketConsumer):
-    """One connection: ``play`` (human or bot seat), ``moderate`` or ``watch``."""
+    """One connection of a player (human or bot seat), the moderator or a spectator (the path's
+    ``play``, ``moderate`` or ``watch``)."""
 
     # Seat frames (buzz, answer, bonus_answer) per seat across all its sockets in this process.
     seat_limiter = protocol.SeatLimiter()
@@ -73,9 +76,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
-        self.role: str = kwargs["role"]
+        self.role: Role = PATH_ROLES[kwargs["role"]]
         self.room: Room | None = None
         self._heartbeat: asyncio.Task | None = None
+        self._presence: asyncio.Task | None = None  # a moderator's presence frames
+        self.connection = uuid.uuid4().hex
         self._accepted = False
         self.match_id = 0  # until authenticated (never a real match id)
         query = parse_qs(self.scope.get("query_string", b"").decode(errors="replace"))
@@ -109,6 +114,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self._refuse_unavailable()
             return
         self._heartbeat = asyncio.create_task(self._beat())
+        if self.role is Role.MODERATOR and (query.get("presence") or [""])[0] == "1":
+            self._presence = asyncio.create_task(self._watch_presence())
 
     async def _refuse_unavailable(self) -> None:
         """Answer a connection the server cannot serve now: an error frame, then close 1011
@@ -123,7 +130,40 @@ class MatchConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self._heartbeat is not None:
             self._heartbeat.cancel()
+        if self._presence is not None:
+            self._presence.cancel()
+        if self._heartbeat is not None and self.player is not None:  # a seat that was connected
+            try:
+                async with asyncio.timeout(presence.WRITE_TIMEOUT):
+                    await presence.leave(self.match_id, self.player.id, self.connection, time.time())
+            except Exception:  # presence is advisory: the seat shows as connected until its entry goes stale
+                log.warning("match %s: could not record seat %s leaving", self.match_id, self.player.id)
         await self._leave_room()
+
+    async def _mark_present(self, player_id: int) -> None:
+        """Register or refresh this player connection in the seat presence (buzzer.presence).
+        Advisory: when Redis does not answer, the connection lives on."""
+        try:
+            async with asyncio.timeout(presence.WRITE_TIMEOUT):
+                await presence.beat(self.match_id, player_id, self.connection, time.time())
+        except Exception:
+            log.warning("match %s: could not record seat %s present", self.match_id, player_id)
+
+    async def _watch_presence(self) -> None:
+        """A moderator's ``presence`` frames: the seats' connection states, sent when they change."""
+        last: list[dict[str, Any]] | None = None
+        while True:
+            try:
+                frame = await presence.read(self.match_id, time.time())
+                if frame["seats"] != last:
+                    last = frame["seats"]
+                    async with asyncio.timeout(SEND_TIMEOUT):
+                        await self.send(text_data=json.dumps(frame))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis away or a closing socket: try again on the next round
+                log.info("match %s: presence not sent", self.match_id)
+            await asyncio.sleep(presence.POLL_INTERVAL)
 
     async def _leave_room(self) -> None:
         room, self.room = self.room, None
@@ -150,6 +190,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """Called by the room after dropping this connection (too slow, or failing)."""
         if self._heartbeat is not None:
             self._heartbeat.cancel()
+        if self._presence is not None:
+            self._presence.cancel()
         await self.close(code=code)
 
     async def _send_snapshot(self) -> None:
@@ -180,6 +222,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
                     async with asyncio.timeout(SEND_TIMEOUT):
                         await self.close(code=SLOW_CONSUMER)
                 return
+            if self.player is not None:  # each heartbeat refreshes the seat's presence
+                await self._mark_present(self.player.id)
             await asyncio.sleep(protocol.HEARTBEAT_INTERVAL)
 
     # --- client frames ----------------------------------------------------------------------------
@@ -289,19 +333,19 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 now=now,
             )
         if kind == "flag":
-            reporter = self.player.name if self.player is not None else "moderator"
+            reporter = self.player.name if self.player is not None else str(Role.MODERATOR)
             return services.flag_question(
                 match_id=self.match_id,
                 question_id=msg["question_id"],
                 problem=msg["problem"],
                 comment=msg.get("comment", ""),
                 reporter=reporter,
-                role="player" if self.player is not None else "moderator",
+                role=self.role,
             )
         return services.apply_command(
             match_id=self.match_id,
             command=protocol.moderator_command(msg),
-            actor="moderator",
+            actor=actor(Role.MODERATOR),
             now=now,
             command_id=protocol.command_id(msg),
         )

@@ -41,6 +41,7 @@ from django.db import connections
 
 from competition import game, selectors, services
 from competition.models import Match
+from competition.vocabulary import Role
 
 log = logging.getLogger(__name__)
 
@@ -193,7 +194,7 @@ class Driver:
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
                     applied = await live_db(services.apply_command)(
-                        match_id=self.match_id, command=game.Tick(), actor="driver"
+                        match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER
                     )
                     self.deadline = applied.next_deadline
                 except Exception:

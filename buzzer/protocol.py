@@ -10,62 +10,188 @@ import hashlib
 import json
 import math
 from collections import deque
+from dataclasses import dataclass
 from typing import Any
 
 from competition import game
 from competition.errors import RULE_CODES, SERVICE_CODES, TossupError
+from competition.vocabulary import CONNECTION_ROLES, MODERATOR_VERDICTS, FlagProblem, Role
 
-PROBLEMS = ("lacks_factuality", "lacks_specificity", "subjectivity", "ambiguity")
-
-# type -> (roles allowed, required fields with their types)
 _NUM = (int, float)
-MESSAGES: dict[str, tuple[frozenset[str], dict[str, tuple[type, ...]]]] = {
-    "ping": (frozenset({"play", "moderate", "watch"}), {"client_time": _NUM}),
-    "heartbeat_ack": (frozenset({"play", "moderate", "watch"}), {"server_time": _NUM}),
-    "resync": (frozenset({"play", "moderate", "watch"}), {}),
-    "buzz": (frozenset({"play"}), {"question_id": (int,), "token_index": (int,)}),
-    "answer": (frozenset({"play"}), {"question_id": (int,), "text": (str,)}),
-    "bonus_answer": (frozenset({"play"}), {"bonus_id": (int,), "part": (int,), "text": (str,)}),
-    "flag": (frozenset({"play", "moderate"}), {"question_id": (int,), "problem": (str,)}),
-    "command": (frozenset({"moderate"}), {"name": (str,)}),
+_INT = (int,)
+_STR = (str,)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One field of a client frame: the JSON types it may have (bool is never a number) and its
+    constraints. An optional field sent as null counts as absent. ``doc`` is for people
+    (docs/PROTOCOL.md and the JSON Schema are generated from these tables)."""
+
+    types: tuple[type, ...]
+    doc: str = ""
+    required: bool = True
+    choices: tuple[str, ...] = ()
+    max_length: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    """A client frame ``type``: who may send it, its fields besides ``type`` and ``ref``, and what it does."""
+
+    roles: tuple[Role, ...]
+    fields: dict[str, Field]
+    doc: str
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A moderator ``command`` ``name``: the engine command it becomes and its fields (besides
+    ``name`` and ``command_id``), which are the engine command's keyword arguments."""
+
+    command: type
+    fields: dict[str, Field]
+    doc: str
+
+
+MAX_FRAME = 4096
+MAX_COMMENT = 1000
+MAX_COMMAND_ID = 64  # MatchEvent.command_id's column width
+MIN_WPM, MAX_WPM = 30, 1000
+_PLAYERS = (Role.PLAYER,)
+_MODERATOR = (Role.MODERATOR,)
+
+# The one source of the client frames: parse() validates with it; docs/PROTOCOL.md "Frames from
+# clients" and docs/protocol.schema.json are generated from it (buzzer/protocol_doc.py).
+FRAMES: dict[str, FrameSpec] = {
+    "heartbeat_ack": FrameSpec(
+        CONNECTION_ROLES,
+        {"server_time": Field(_NUM, "the heartbeat's server_time, echoed")},
+        "sent at once on each `heartbeat`; the round trip measures the connection's delay bound",
+    ),
+    "ping": FrameSpec(
+        CONNECTION_ROLES,
+        {"client_time": Field(_NUM, "the client's clock, seconds since the epoch")},
+        "→ `pong`",
+    ),
+    "resync": FrameSpec(
+        CONNECTION_ROLES,
+        {"after_seq": Field(_INT, "the last seq the client applied", required=False)},
+        "→ a fresh `snapshot`",
+    ),
+    "buzz": FrameSpec(
+        _PLAYERS,
+        {
+            "question_id": Field(_INT, "the live tossup"),
+            "token_index": Field(_INT, "the last token the client had shown: a claim the server bounds"),
+            "client_time": Field(_NUM, "the press time on the client's clock", required=False),
+        },
+        'a buzz on the live tossup (see "The server decides the race")',
+    ),
+    "answer": FrameSpec(
+        _PLAYERS,
+        {"question_id": Field(_INT, "the live tossup"), "text": Field(_STR, "the answer")},
+        "after the seat's buzz won the race (also the reply to a prompt)",
+    ),
+    "bonus_answer": FrameSpec(
+        _PLAYERS,
+        {
+            "bonus_id": Field(_INT, "the live bonus"),
+            "part": Field(_INT, "0-based part"),
+            "text": Field(_STR, "the answer"),
+        },
+        "the controlling team's answer to the open part",
+    ),
+    "flag": FrameSpec(
+        (Role.PLAYER, Role.MODERATOR),
+        {
+            "question_id": Field(_INT, "a tossup that has ended"),
+            "problem": Field(_STR, "why it is ill-posed", choices=tuple(FlagProblem)),
+            "comment": Field(_STR, "free text", required=False, max_length=MAX_COMMENT),
+        },
+        "an expert flag on an ill-posed tossup, after it ended",
+    ),
+    "command": FrameSpec(
+        _MODERATOR,
+        {
+            "name": Field(_STR, "one of the commands below"),
+            "command_id": Field(_STR, 'idempotency key (see "Command ids")', required=False),
+        },
+        "a moderator command (below); its own fields sit beside `name`",
+    ),
 }
 
-COMMANDS: dict[str, tuple[type, dict[str, tuple[type, ...]]]] = {
-    "start": (game.Start, {}),
-    "pause": (game.Pause, {}),
-    "resume": (game.Resume, {}),
-    "speed": (game.SetSpeed, {"wpm": _NUM}),
-    "skip": (game.Skip, {}),
-    "rule": (game.Rule, {"outcome": (str,)}),
-    "undo": (game.Undo, {}),
-    "adjust": (game.Adjust, {"team_id": (int,), "points": (int,), "reason": (str,)}),
-    "next": (game.Next, {}),
-    "end": (game.End, {}),
-    "replay": (game.ReplayTossup, {}),
-    "protest": (game.Protest, {"reason": (str,)}),
-    "reveal": (game.Reveal, {}),
+COMMANDS: dict[str, CommandSpec] = {
+    "start": CommandSpec(game.Start, {}, "leave the lobby and read the first tossup"),
+    "pause": CommandSpec(game.Pause, {}, "stop the clock"),
+    "resume": CommandSpec(game.Resume, {}, "restart the clock"),
+    "speed": CommandSpec(
+        game.SetSpeed,
+        {"wpm": Field(_NUM, "words per minute", minimum=MIN_WPM, maximum=MAX_WPM)},
+        "change the reading speed",
+    ),
+    "skip": CommandSpec(game.Skip, {}, "end the current tossup as skipped, or the current bonus"),
+    "rule": CommandSpec(
+        game.Rule,
+        {
+            "verdict": Field(_STR, "the moderator's verdict", choices=MODERATOR_VERDICTS),
+            "directed_prompt": Field(_STR, "what to ask on a prompt", required=False),
+        },
+        "rule on the answer waiting for the moderator (tossup buzz or bonus part)",
+    ),
+    "undo": CommandSpec(
+        game.Undo,
+        {},
+        "reverse the last ruling not yet undone; the correct buzz whose bonus is being read takes the bonus"
+        " with it (the match goes to between questions)",
+    ),
+    "adjust": CommandSpec(
+        game.Adjust,
+        {
+            "team_id": Field(_INT, "the team"),
+            "points": Field(_INT, "points to add (may be negative or 0)"),
+            "reason": Field(_STR, "shown in the log"),
+            "protest_id": Field(_INT, "the open protest it resolves", required=False),
+        },
+        "add points to a team",
+    ),
+    "next": CommandSpec(game.Next, {}, "start the next tossup now (between questions)"),
+    "end": CommandSpec(game.End, {}, "end the match"),
+    "replay": CommandSpec(
+        game.ReplayTossup,
+        {},
+        "re-read the current or just finished tossup from its first word: every ruling on it and on its bonus "
+        "is reversed, newest first; adjustments stay",
+    ),
+    "protest": CommandSpec(
+        game.Protest,
+        {
+            "reason": Field(_STR, "what is protested"),
+            "team_id": Field(_INT, "the protesting team (absent: the moderator's own note)", required=False),
+            "question_id": Field(_INT, "default: the current or last tossup", required=False),
+        },
+        "record a protest",
+    ),
+    "reveal": CommandSpec(
+        game.Reveal, {}, "end the tossup being read (or in dead time) now, unanswered, and show its answer"
+    ),
 }
-# Optional fields of a command, passed on when present and of the right type.
-OPTIONAL: dict[str, dict[str, tuple[type, ...]]] = {
-    "rule": {"directed_prompt": (str,)},
-    "adjust": {"protest_id": (int,)},
-    "protest": {"team_id": (int,), "question_id": (int,)},
-}
-RULE_OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
-MAX_FRAME = 4096
 # The websocket server refuses larger frames before reading them (UTF-8: ≤ 4 bytes a character).
 MAX_FRAME_BYTES = 4 * MAX_FRAME
 # Every number in a frame: ids, indexes, points and epoch seconds all fit well inside the
 # integers a double represents exactly; 1e308 or 2**70 is never a real value.
 MAX_NUMBER = 2**53
 MAX_REF = 64  # characters of a string ``ref``
-MAX_COMMAND_ID = 64  # MatchEvent.command_id's column width
-MAX_COMMENT = 1000
 # Heartbeats (server → client) and the one-way delay bound they measure (docs/PROTOCOL.md).
 HEARTBEAT_INTERVAL = 5.0  # seconds between a connection's heartbeats
 SILENT_SERVER = 15.0  # a client that hears nothing for this long reconnects
 MAX_DELAY_BOUND = 0.3  # seconds: the most latency correction may move a buzz earlier than its arrival
 MAX_CLOCK_SKEW = 86400.0  # client clocks farther than a day from the server's are not used
+# Seat presence (buzzer.presence; the moderator's ``presence`` frame, docs/PROTOCOL.md).
+PRESENCE_STATES = ("connected", "reconnecting", "gone")
+RECONNECT_WINDOW = 20.0  # seconds after its last socket closed that a seat counts as reconnecting
 
 # The websocket edge's own error codes; an ``error`` frame carries one of these or the code of
 # the refusal itself (the engine's RULE_CODES, the service's SERVICE_CODES: competition.errors).
@@ -91,16 +217,33 @@ class ProtocolError(TossupError):
         self.ref = ref
 
 
-def _check_fields(msg: dict[str, Any], fields: dict[str, tuple[type, ...]], ref: Any) -> None:
-    for name, types in fields.items():
-        value = msg.get(name)
+def _check_fields(msg: dict[str, Any], fields: dict[str, Field], ref: Any) -> None:
+    """ProtocolError ``invalid`` unless every required field is present and every present field
+    has its type and meets its constraints."""
+    for name, spec in fields.items():
+        value: Any = msg.get(name)
+        if value is None and not spec.required:
+            continue
         # bool is an int subclass; never accept it as a number.
-        if value is None or isinstance(value, bool) or not isinstance(value, types):
-            raise ProtocolError("invalid", f"field {name!r} is missing or not {types[0].__name__}", ref)
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ProtocolError("invalid", f"field {name!r} must be finite", ref)
-        if isinstance(value, (int, float)) and not -MAX_NUMBER < value < MAX_NUMBER:
-            raise ProtocolError("invalid", f"field {name!r} is out of range (|x| < 2**53)", ref)
+        if value is None or isinstance(value, bool) or not isinstance(value, spec.types):
+            raise ProtocolError("invalid", f"field {name!r} is missing or not {spec.types[0].__name__}", ref)
+        _check_value(name, spec, value, ref)
+
+
+def _check_value(name: str, spec: Field, value: Any, ref: Any) -> None:
+    """``value`` has one of ``spec.types``: ProtocolError ``invalid`` unless it meets the constraints."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ProtocolError("invalid", f"field {name!r} must be finite", ref)
+    if isinstance(value, (int, float)) and not -MAX_NUMBER < value < MAX_NUMBER:
+        raise ProtocolError("invalid", f"field {name!r} is out of range (|x| < 2**53)", ref)
+    if spec.choices and value not in spec.choices:
+        raise ProtocolError("invalid", f"{name} must be one of {', '.join(spec.choices)}", ref)
+    if spec.max_length is not None and len(value) > spec.max_length:
+        raise ProtocolError("invalid", f"{name} must be at most {spec.max_length} characters", ref)
+    if (spec.minimum is not None and value < spec.minimum) or (
+        spec.maximum is not None and value > spec.maximum
+    ):
+        raise ProtocolError("invalid", f"{name} must be between {spec.minimum:g} and {spec.maximum:g}", ref)
 
 
 def _ref(msg: dict[str, Any]) -> Any:
@@ -114,13 +257,15 @@ def _ref(msg: dict[str, Any]) -> Any:
     raise ProtocolError("invalid", f"ref must be a string of at most {MAX_REF} characters or an integer")
 
 
-def parse(text: str | None, role: str) -> dict[str, Any]:
-    """Decode and validate one client frame for a connection of ``role``.
+def parse(text: str | None, role: Role) -> dict[str, Any]:
+    """Decode and validate one client frame for a connection of ``role`` against :data:`FRAMES`
+    and :data:`COMMANDS`.
 
-    Returns the message dict; raises ProtocolError with code ``malformed`` (not a JSON
-    object, too long, too deeply nested, binary), ``unknown_type``, ``forbidden`` (role may
-    not send it) or ``invalid`` (field missing, of the wrong type or out of range; a bad
-    ``ref``). Never raises anything else, whatever the text."""
+    Returns the message dict with only its declared fields (and ``ref``); raises ProtocolError
+    with code ``malformed`` (not a JSON object, too long, too deeply nested, binary),
+    ``unknown_type`` (unknown ``type`` or command ``name``), ``forbidden`` (role may not send it)
+    or ``invalid`` (field missing, of the wrong type or out of range; a bad ``ref``). Never
+    raises anything else, whatever the text."""
     if not isinstance(text, str):
         raise ProtocolError("malformed", "binary frames are not supported")
     if len(text) > MAX_FRAME:
@@ -135,48 +280,25 @@ def parse(text: str | None, role: str) -> dict[str, Any]:
         raise ProtocolError("malformed", "frame must be a JSON object")
     ref = _ref(msg)
     kind = msg.get("type")
-    if not isinstance(kind, str) or kind not in MESSAGES:  # {"type": []} is unhashable
+    if not isinstance(kind, str) or kind not in FRAMES:  # {"type": []} is unhashable
         shown = kind if isinstance(kind, str) and len(kind) <= 40 else type(kind).__name__
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}", ref)
-    roles, fields = MESSAGES[kind]
-    if role not in roles:
+    spec = FRAMES[kind]
+    if role not in spec.roles:
         raise ProtocolError("forbidden", f"a {role} connection may not send {kind!r}", ref)
-    _check_fields(msg, fields, ref)
-    if kind == "buzz" and msg.get("client_time") is not None:
-        _check_fields(msg, {"client_time": _NUM}, ref)
-    if kind == "flag":
-        if msg["problem"] not in PROBLEMS:
-            raise ProtocolError("invalid", f"problem must be one of {', '.join(PROBLEMS)}", ref)
-        comment = msg.get("comment", "")
-        if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
-            raise ProtocolError(
-                "invalid", f"comment must be a string of at most {MAX_COMMENT} characters", ref
-            )
+    _check_fields(msg, spec.fields, ref)
+    fields = dict(spec.fields)
     if kind == "command":
         if msg["name"] not in COMMANDS:
             raise ProtocolError("unknown_type", f"unknown command {msg['name'][:40]!r}", ref)
-        if not isinstance(msg.get("command_id", ""), str):
-            raise ProtocolError("invalid", "command_id must be a string", ref)
-        _check_fields(msg, COMMANDS[msg["name"]][1], ref)
-        optional = OPTIONAL.get(msg["name"], {})
-        _check_fields(msg, {k: v for k, v in optional.items() if msg.get(k) is not None}, ref)
-        if msg["name"] == "rule" and msg["outcome"] not in RULE_OUTCOMES:
-            raise ProtocolError("invalid", f"outcome must be one of {', '.join(RULE_OUTCOMES)}", ref)
-        if msg["name"] == "speed" and not 30 <= msg["wpm"] <= 1000:
-            raise ProtocolError("invalid", "wpm must be between 30 and 1000", ref)
-    # Only the validated fields go on: an unknown field (say NaN under "x") never reaches a
+        fields.update(COMMANDS[msg["name"]].fields)
+        _check_fields(msg, COMMANDS[msg["name"]].fields, ref)
+    # Only the declared fields go on: an unknown field (say NaN under "x") never reaches a
     # service or the log.
-    keep = {"type", *fields, *_VALIDATED_EXTRAS.get(kind, ())}
-    if kind == "command":
-        keep |= {"name", "command_id", *COMMANDS[msg["name"]][1], *OPTIONAL.get(msg["name"], {})}
-    clean = {k: v for k, v in msg.items() if k in keep}
+    clean = {k: v for k, v in msg.items() if k == "type" or (k in fields and v is not None)}
     if ref is not None:
         clean["ref"] = ref
     return clean
-
-
-# Optional fields a frame type may carry besides its required ones (checked in parse).
-_VALIDATED_EXTRAS: dict[str, tuple[str, ...]] = {"buzz": ("client_time",), "flag": ("comment",)}
 
 
 def command_id(msg: dict[str, Any]) -> str:
@@ -193,11 +315,10 @@ def command_id(msg: dict[str, Any]) -> str:
 
 
 def moderator_command(msg: dict[str, Any]) -> Any:
-    """The engine command for a validated ``command`` frame (optional fields included when given)."""
-    cls, fields = COMMANDS[msg["name"]]
-    kwargs = {name: msg[name] for name in fields}
-    kwargs.update({k: msg[k] for k in OPTIONAL.get(msg["name"], {}) if msg.get(k) is not None})
-    return cls(**kwargs)
+    """The engine command for a validated ``command`` frame (its fields are the command's keyword
+    arguments; absent optional fields take the command's defaults)."""
+    spec = COMMANDS[msg["name"]]
+    return spec.command(**{name: msg[name] for name in spec.fields if name in msg})
 
 
 class RateLimiter:

@@ -1,35 +1,51 @@
-"""Exports of a played match, rebuilt from its stored event log (MatchEvent) and buzz log
-(Buzz, BonusPartResult).
+"""Exports of matches: QBJ tournament files and qb-tournament-runner files, rebuilt from the stored
+event log (MatchEvent) and buzz log (Buzz, BonusPartResult); imported matches from the record their
+import stored (``competition.interchange``).
 
-* qb-tournament-runner ``cycles.jsonl``: one record per tossup cycle (each ``tossup_started``; a
-  replayed tossup gives a second cycle and its first is marked ``"replayed": true``). The runner's
-  fields (``cycle``, ``qid``, ``tossup.responses[]`` with 0-based ``position``, ``guess``,
-  ``points``, ``isCorrect``; ``bonus.parts[]``) plus what it lacks, in snake_case: ``match_id``,
-  ``match_code``, ``question_id`` (ours), ``external_id`` (the source's), ``token_count``, server
-  times (``started_at``, ``ended_at`` and per response ``revealed_at``, ``received_at``,
-  ``accepted_at``, ``ruled_at``, ``client_time``, ``corrected_press_at``, seconds since the epoch),
-  the judge's ``verdict``, the ``ruling``, ``undone`` and the arbitration ``race``. Model
-  counterfactuals ("would have buzzed at") are not known to a live server and are not written.
-* QBJ (quizbowl/schema) match record: ``{"version", "objects": [{"type": "Match", "tossups_read",
-  "match_teams", "match_questions"}]}``; each match question lists the buzzes that stand (undone
-  and replayed rulings left out) with ``buzz_position.word_index`` (0-based) and ``result.value``
-  (points), and the controlling team's bonus parts.
+``play_log(match)`` is the common reconstruction: one dict per tossup cycle (each
+``tossup_started``; a replayed tossup gives a second cycle and its first is marked ``"replayed":
+true``) with ``cycle``, ``qid`` (the source's id, else ours), ``question_id``, ``external_id``,
+``index`` (0-based place in the packet), ``token_count``, server times, ``tossup.responses[]``
+(``playerId``, ``playerName``, ``teamId``, ``teamName``, ``isBot``, 0-based ``position``, ``guess``,
+``points``, ``isCorrect``, the judge's ``verdict``, the ``ruling``, ``undone``, times, ``race``),
+``bonus`` (``bonus_id``, ``index``, ``teamId``, ``teamName``, ``parts[]``), ``adjustments`` and
+``protests``.
+
+* QBJ (``formats.qbj``): one Tournament file for one match or many; teams and players named by
+  their identities' handles (``Competitor``: one registration entry per identity, never per display
+  name); per match the teams' players and one initial lineup (everyone seated), per-player answer counts of the rulings that stand
+  (undone and replayed ones left out), per-tossup buzzes with ``buzz_position.word_index`` (the
+  0-based token index) and the controlling team's bonus parts. Moderator adjustments are not QBJ
+  fields: they are listed in the match's ``notes``.
+* qb-tournament-runner (``formats.runner``): ``cycles.jsonl`` (every cycle, replayed ones too, as
+  the runner logs a replayed question twice), the question CSVs and, per bot, its response CSVs
+  (one row per buzz: ``buzz`` 1, ``confidence`` 1.0, since a live bot reports decisions, not scores).
 """
 
 from __future__ import annotations
 
+import io
 import json
-from collections.abc import Iterable
+import zipfile
+from collections.abc import Sequence
 from typing import Any
 
-from competition.models import BonusPartResult, Buzz, Match, MatchEvent, Tossup
+from competition.models import Bonus, BonusPartResult, Buzz, Match, MatchEvent, Player, Team, Tossup
+from formats import qbj as qbjfmt
+from formats import runner
+from scoring.judge.grammar import main_answer
 
-QBJ_VERSION = "2.1.1"
-FORMATS = ("cycles", "qbj")
+#: ``render`` formats (text); ``runner`` is a zip of every runner file (``runner_zip``).
+FORMATS = ("qbj", "cycles", "runner")
+#: The event type that holds an imported match's record (``competition.interchange``).
+IMPORTED = "match_imported"
+#: Tournament name of an export of matches played here.
+EVENT_NAME = "Tossup"
 
 
-def cycles(match: Match) -> list[dict[str, Any]]:
-    """The ``cycles.jsonl`` records of ``match`` (see the module docstring), in play order."""
+def play_log(match: Match) -> list[dict[str, Any]]:
+    """Every tossup cycle of a live-played ``match`` rebuilt from its event log, in play order (the
+    shape in the module docstring); the exports below are views of it."""
     teams = {t.id: t for t in match.teams.all()}
     players = {p.id: p for p in match.players.all()}
     external = dict(Tossup.objects.filter(id__in=match.tossup_ids).values_list("id", "external_id"))
@@ -40,7 +56,7 @@ def cycles(match: Match) -> list[dict[str, Any]]:
     race: dict[str, Any] = {}
     for ev in MatchEvent.objects.filter(match=match).order_by("seq"):
         d, at = ev.payload, ev.created_at.timestamp()
-        if ev.type == "tossup_started":
+        if ev.event == "tossup_started":
             cycle = {
                 "cycle": len(out),
                 "qid": external.get(d["question_id"]) or str(d["question_id"]),
@@ -61,9 +77,9 @@ def cycles(match: Match) -> list[dict[str, Any]]:
             out.append(cycle)
         elif cycle is None:
             continue
-        elif ev.type == "race":
+        elif ev.event == "race":
             race = d
-        elif ev.type == "buzz":
+        elif ev.event == "buzz":
             player = players.get(d["player_id"])
             cycle["tossup"]["responses"].append(
                 {
@@ -90,7 +106,7 @@ def cycles(match: Match) -> list[dict[str, Any]]:
                 }
             )
             race = {}
-        elif ev.type == "buzz_ruled":
+        elif ev.event == "buzz_ruled":
             r = _last_response(cycle, d["player_id"])
             if r is not None:
                 r.update(
@@ -100,26 +116,28 @@ def cycles(match: Match) -> list[dict[str, Any]]:
                     ruling=d["ruling"],
                     ruled_at=at,
                 )
-        elif ev.type == "tossup_ended":
+        elif ev.event == "tossup_ended":
             cycle["tossup"].update(outcome=d["outcome"], answerline=d["answer_line"])
             cycle["ended_at"] = at
-        elif ev.type == "tossup_replayed":
+        elif ev.event == "tossup_replayed":
             cycle.update(replayed=True, ended_at=at)
             cycle["tossup"]["outcome"] = cycle["tossup"]["outcome"] or "replayed"
-        elif ev.type == "ruling_undone":
+        elif ev.event == "ruling_undone":
             _undo(out, d)
-        elif ev.type == "bonus_started":
+        elif ev.event == "bonus_started":
             team = teams.get(d["team_id"])
             cycle["bonus"] = {
                 "bonus_id": d["bonus_id"],
+                "index": match.bonus_ids.index(d["bonus_id"]) if d["bonus_id"] in match.bonus_ids else 0,
                 "teamId": d["team_id"],
                 "teamName": team.name if team else "",
                 "parts": [],
             }
-        elif ev.type == "bonus_part_ruled" and cycle["bonus"] is not None:
+        elif ev.event == "bonus_part_ruled" and cycle["bonus"] is not None:
             cycle["bonus"]["parts"].append(
                 {
                     "part": d["part"],
+                    "playerId": d.get("player_id"),
                     "guess": d["guess"],
                     "points": d["points"],
                     "isCorrect": d["ruling"] == "correct",
@@ -130,10 +148,10 @@ def cycles(match: Match) -> list[dict[str, Any]]:
                     "ruled_at": at,
                 }
             )
-        elif ev.type == "points_adjusted":
+        elif ev.event == "points_adjusted":
             cycle["adjustments"].append({**_without_scores(d), "at": at})
-        elif ev.type in ("protest_marked", "protest_resolved"):
-            cycle["protests"].append({**_without_scores(d), "event": ev.type})
+        elif ev.event in ("protest_marked", "protest_resolved"):
+            cycle["protests"].append({**_without_scores(d), "event": ev.event})
     return out
 
 
@@ -164,87 +182,275 @@ def _undo(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
             return
 
 
-def qbj(match: Match) -> dict[str, Any]:
-    """The QBJ match record of ``match`` (see the module docstring)."""
-    teams = list(match.teams.all())
-    players = list(match.players.all())
-    records = [c for c in cycles(match) if not c["replayed"]]
-    questions = []
+# ---------------------------------------------------------------- QBJ
+
+
+def _imported(matches: Sequence[Match]) -> dict[int, dict[str, Any]]:
+    """The import records of those of ``matches`` that were imported, by match id (one query)."""
+    rows = MatchEvent.objects.filter(match__in=list(matches), event=IMPORTED).values_list(
+        "match_id", "payload"
+    )
+    return dict(rows)
+
+
+def qbj_match(
+    match: Match, imported: dict[str, Any] | None = None
+) -> tuple[qbjfmt.Match, list[qbjfmt.Registration]]:
+    """``match`` as a QBJ match record and the registrations of its teams (one per team for a match
+    played here; as imported otherwise). ``imported``: its import record when the caller has read
+    it (``_imported``), else it is looked up."""
+    imported = imported or _imported([match]).get(match.id)
+    if imported is not None:
+        regs = [
+            qbjfmt.Registration(
+                t["registration"],
+                (qbjfmt.Team(t["name"], tuple(qbjfmt.Player(p["name"], p["year"]) for p in t["players"])),),
+                t["location"],
+            )
+            for t in imported["teams"]
+        ]
+        return qbjfmt.match_from_json(imported["match"]), regs
+    teams = list(match.teams.select_related("competitor"))
+    players = list(match.players.select_related("competitor"))
+    full = play_log(match)
+    log = [c for c in full if not c["replayed"]]
+    # Names in the file are the identities' handles (unique): the same team or person across the
+    # matches of an export is one registration entry, two people of one name are two.
+    team_label = {t.id: _label(t) for t in teams}
+    player_label = {p.id: _label(p) for p in players}
+    counts: dict[int, dict[int, int]] = {p.id: {} for p in players}
     bonus_points = {t.id: 0 for t in teams}
-    answer_counts: dict[int, dict[int, int]] = {p.id: {} for p in players}
-    for number, c in enumerate(records, 1):
+    questions = []
+    for number, c in enumerate(log, 1):
         buzzes = []
         for r in c["tossup"]["responses"]:
             if r["undone"] or r["ruling"] is None:
                 continue
             buzzes.append(
-                {
-                    "player": {"name": r["playerName"]},
-                    "team": {"name": r["teamName"]},
-                    "buzz_position": {"word_index": r["position"]},
-                    "result": {"value": r["points"]},
-                }
+                qbjfmt.Buzz(team_label[r["teamId"]], player_label[r["playerId"]], r["points"], r["position"])
             )
-            counts = answer_counts.setdefault(r["playerId"], {})
-            counts[r["points"]] = counts.get(r["points"], 0) + 1
-        question: dict[str, Any] = {
-            "question_number": number,
-            "tossup_question": {"question_number": number, "type": "tossup", "parts": 1},
-            "buzzes": buzzes,
-        }
-        bonus = c["bonus"]
-        if bonus is not None:
-            parts = [p for p in bonus["parts"] if not p["undone"]]
-            question["bonus"] = {
-                "question": {"question_number": number, "type": "bonus", "parts": len(parts)},
-                "parts": [{"controlled_points": p["points"], "bounceback_points": 0} for p in parts],
-            }
-            bonus_points[bonus["teamId"]] += sum(p["points"] for p in parts)
-        questions.append(question)
+            mine = counts.setdefault(r["playerId"], {})
+            mine[r["points"]] = mine.get(r["points"], 0) + 1
+        parts = None
+        if c["bonus"] is not None:
+            parts = tuple(p["points"] for p in c["bonus"]["parts"] if not p["undone"])
+            bonus_points[c["bonus"]["teamId"]] += sum(parts)
+        questions.append(qbjfmt.MatchQuestion(number, tuple(buzzes), bonus_parts=parts))
+    adjustments = [a for c in full for a in c["adjustments"]]  # they stand when their tossup is replayed
+    notes = f"Tossup match {match.join_code} ({match.name}), preset {match.preset}"
+    if adjustments:
+        notes += "; adjustments: " + ", ".join(
+            f"{team_label.get(a.get('team_id'), '?')} {a.get('points', 0):+d} ({a.get('reason', '')})"
+            for a in adjustments
+        )
     match_teams = []
     for t in teams:
         members = [p for p in players if p.team_id == t.id]
-        match_teams.append(
-            {
-                "team": {"name": t.name, "players": [{"name": p.name} for p in members]},
-                "bonus_points": bonus_points[t.id],
-                "bonus_bounceback_points": 0,
-                "match_players": [
-                    {
-                        "player": {"name": p.name},
-                        "tossups_heard": len(records),
-                        "answer_counts": [
-                            {"number": n, "answer": {"value": v}}
-                            for v, n in sorted(answer_counts.get(p.id, {}).items(), reverse=True)
-                        ],
-                    }
-                    for p in members
-                ],
-            }
+        lines = tuple(
+            qbjfmt.MatchPlayer(
+                player_label[p.id],
+                len(log),
+                tuple(
+                    qbjfmt.AnswerCount(v, n) for v, n in sorted(counts.get(p.id, {}).items(), reverse=True)
+                ),
+            )
+            for p in members
         )
-    return {
-        "version": QBJ_VERSION,
-        "objects": [
-            {
-                "type": "Match",
-                "tossups_read": len(records),
-                "match_teams": match_teams,
-                "match_questions": questions,
-                "notes": f"Tossup match {match.join_code} ({match.name}), preset {match.preset}",
-            }
-        ],
+        lineup = (
+            (qbjfmt.Lineup(1, tuple(player_label[p.id] for p in members), "initial"),)
+            if members and log
+            else ()
+        )
+        match_teams.append(
+            qbjfmt.MatchTeam(
+                team_label[t.id], bonus_points=bonus_points[t.id], match_players=lines, lineups=lineup
+            )
+        )
+    record = qbjfmt.Match(
+        f"match_{match.join_code.lower()}",
+        tuple(match_teams),
+        tuple(questions),
+        round=match.created_at.date().isoformat(),
+        tossups_read=len(log),
+        serial=match.join_code,
+        notes=notes,
+    )
+    regs = [
+        qbjfmt.Registration(
+            team_label[t.id],
+            (
+                qbjfmt.Team(
+                    team_label[t.id],
+                    tuple(qbjfmt.Player(player_label[p.id]) for p in players if p.team_id == t.id),
+                ),
+            ),
+        )
+        for t in teams
+    ]
+    return record, regs
+
+
+def _label(row: Team | Player) -> str:
+    """A team's or seat's name in exports: its identity's handle (else its display name)."""
+    return row.competitor.handle if row.competitor is not None else row.name
+
+
+def tournament(matches: Sequence[Match], name: str | None = None) -> qbjfmt.Tournament:
+    """One QBJ tournament of ``matches``. Teams are one team per name across the matches (for
+    matches played here the name is the identity's handle, unique per identity; rosters merged,
+    first registration kept); ``name`` defaults to the imported tournament's name when every
+    match comes from one, else ``EVENT_NAME``."""
+    records: list[qbjfmt.Match] = []
+    teams: dict[str, tuple[qbjfmt.Registration, list[qbjfmt.Player]]] = {}
+    sources: set[str] = set()
+    records_of = _imported(matches)
+    for m in matches:
+        imported = records_of.get(m.id)
+        sources.add(imported["tournament"] if imported else EVENT_NAME)
+        record, regs = qbj_match(m, imported)
+        records.append(record)
+        for reg in regs:
+            for team in reg.teams:
+                _, roster = teams.setdefault(team.name, (reg, []))
+                roster.extend(p for p in team.players if all(p.name != q.name for q in roster))
+    registrations: dict[str, tuple[str | None, list[qbjfmt.Team]]] = {}
+    for team_name, (reg, roster) in teams.items():
+        registrations.setdefault(reg.name, (reg.location, []))[1].append(
+            qbjfmt.Team(team_name, tuple(roster))
+        )
+    regs = tuple(qbjfmt.Registration(n, tuple(ts), loc) for n, (loc, ts) in registrations.items())
+    title = name or (sources.pop() if len(sources) == 1 else EVENT_NAME)
+    return qbjfmt.Tournament(title, regs, tuple(records))
+
+
+def qbj_document(matches: Sequence[Match], name: str | None = None) -> dict[str, Any]:
+    """The QBJ file (one Tournament object, see ``formats.qbj.to_document``) of ``matches``."""
+    return qbjfmt.to_document(tournament(matches, name))
+
+
+# ---------------------------------------------------------------- qb-tournament-runner
+
+
+def _runner_id(player: Player | None, player_id: int | None) -> str:
+    """The runner's player id: its AI players are ``ai_<n>``."""
+    prefix = runner.AI_PREFIX if player is not None and player.kind == Player.Kind.BOT else "human_"
+    return f"{prefix}{player_id}"
+
+
+def runner_cycles(match: Match) -> list[runner.Cycle]:
+    """The runner's per-cycle records of ``match``: the rulings of each cycle that stand (an undone
+    ruling is left out; a replayed cycle keeps its own), positions as the runner counts them."""
+    players = {p.id: p for p in match.players.all()}
+    out = []
+    for c in play_log(match):
+        tossups = tuple(
+            runner.TossupResponse(
+                c["index"],
+                c["qid"],
+                _runner_id(players.get(r["playerId"]), r["playerId"]),
+                r["playerName"],
+                r["teamName"],
+                r["position"] + 1,
+                r["guess"],
+                r["points"],
+                bool(r["isCorrect"]),
+            )
+            for r in c["tossup"]["responses"]
+            if r["ruling"] is not None and not r["undone"]
+        )
+        bonus = None
+        if c["bonus"] is not None:
+            b = c["bonus"]
+            parts = []
+            for p in b["parts"]:
+                if p["undone"]:
+                    continue
+                who = players.get(p["playerId"]) if p["playerId"] is not None else None
+                responses = {who.name: p["guess"]} if who is not None else {}
+                parts.append(runner.BonusPart(b["teamName"], p["points"], responses, p["guess"]))
+            bonus = runner.BonusResponse(b["index"], b["teamName"], tuple(parts))
+        out.append(runner.Cycle(tossups, bonus))
+    return out
+
+
+def _qids(model: type[Tossup] | type[Bonus], ids: list[int]) -> dict[int, str]:
+    rows = dict(model.objects.filter(id__in=ids).values_list("id", "external_id"))
+    return {i: rows.get(i) or str(i) for i in ids}
+
+
+def runner_files(match: Match) -> dict[str, str]:
+    """Every runner file of ``match`` by name: ``cycles.jsonl``; the packet as the runner loads it
+    (``tossups.csv``, ``power.csv``, ``bonuses.csv``); per bot ``responses/<name>.buzz.csv`` and,
+    when it answered bonus parts, ``responses/<name>.bonus.csv``. These hold answer lines: for
+    moderators only before the match ends."""
+    spec = match.spec
+    tqids = _qids(Tossup, match.tossup_ids)
+    bqids = _qids(Bonus, match.bonus_ids)
+    tossups = [
+        (tqids.get(t["question_id"], str(t["question_id"])), " ".join(t["tokens"]), t)
+        for t in spec.get("tossups", [])
+    ]
+    files = {
+        "cycles.jsonl": runner.write_cycles(runner_cycles(match)),
+        "tossups.csv": runner.write_csv(
+            runner.TOSSUPS_CSV,
+            [(q, text, main_answer(t["answer_line"]), t["answer_line"]) for q, text, t in tossups],
+        ),
+        "power.csv": runner.write_csv(
+            runner.POWER_CSV,
+            [
+                (q, t["tokens"][t["power_index"]])
+                for q, _, t in tossups
+                if t["power_index"] is not None and t["power_index"] < len(t["tokens"])
+            ],
+        ),
     }
+    bonus_rows = []
+    for b in spec.get("bonuses", []):
+        cells: list[str] = [bqids.get(b["bonus_id"], str(b["bonus_id"])), b["leadin"]]
+        for part in b["parts"][:3]:  # the runner's CSV layout has three parts
+            cells += [part["text"], main_answer(part["answer_line"]), part["answer_line"]]
+        bonus_rows.append(cells + [""] * (len(runner.BONUSES_CSV) - len(cells)))
+    files["bonuses.csv"] = runner.write_csv(runner.BONUSES_CSV, bonus_rows)
+    for bot in match.players.filter(kind=Player.Kind.BOT):
+        buzzes = Buzz.objects.filter(match=match, player=bot).exclude(ruling__in=["", "undone", "pending"])
+        files[f"responses/{bot.name}.buzz.csv"] = runner.write_csv(
+            runner.BUZZ_CSV,
+            [
+                (
+                    tqids.get(b.tossup_id, str(b.tossup_id)),
+                    b.token_index,
+                    b.guess,
+                    1.0,
+                    1,
+                    int(b.ruling == "correct"),
+                )
+                for b in buzzes
+            ],
+        )
+        parts = BonusPartResult.objects.filter(match=match, team=bot.team).exclude(guess="").order_by("seq")
+        if parts:
+            files[f"responses/{bot.name}.bonus.csv"] = runner.write_csv(
+                runner.BONUS_CSV,
+                [(bqids.get(p.bonus_id, str(p.bonus_id)), p.part + 1, p.guess, 1.0, "") for p in parts],
+            )
+    return files
+
+
+def runner_zip(match: Match) -> bytes:
+    """``runner_files`` in one zip archive (a folder the runner's dataset loader can point at)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, text in runner_files(match).items():
+            z.writestr(f"{match.join_code}/{name}", text)
+    return buf.getvalue()
 
 
 def render(match: Match, fmt: str) -> str:
-    """The export text: ``cycles`` → JSON Lines (one cycle per line), ``qbj`` → one JSON document.
-    Raises ValueError for another format."""
+    """The export text of one match: ``qbj`` → a QBJ tournament file, ``cycles`` → the runner's
+    ``cycles.jsonl``. Raises ValueError for another format (``runner`` is binary: ``runner_zip``)."""
     if fmt == "cycles":
-        return _jsonl(cycles(match))
+        return runner.write_cycles(runner_cycles(match))
     if fmt == "qbj":
-        return json.dumps(qbj(match), indent=2, ensure_ascii=False) + "\n"
-    raise ValueError(f"unknown export format {fmt!r}; expected one of {FORMATS}")
-
-
-def _jsonl(rows: Iterable[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+        return json.dumps(qbj_document([match]), indent=2, ensure_ascii=False) + "\n"
+    raise ValueError(f"unknown export format {fmt!r}; expected qbj or cycles (runner: runner_zip)")

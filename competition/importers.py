@@ -17,7 +17,8 @@ deleted, so a limited import followed by a full one just adds the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import dataclasses
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from formats.records import BONUS_PART_VALUE, BonusPart, BonusRecord, ParsedFile
 #: A question file that cannot be imported: ``formats``' one error (``"path:LINE: message"``).
 QuestionFileError = FormatError
 DEMO_PACKET = Path(__file__).resolve().parent / "demo_data" / "demo_packet.json"
+WRITE_BATCH = 500  # rows per INSERT/UPDATE statement
 
 __all__ = [
     "BONUS_PART_VALUE",
@@ -47,6 +49,7 @@ __all__ = [
     "import_demo_packet",
     "import_file",
     "parse_file",
+    "rename_set",
     "write_questions",
 ]
 
@@ -54,8 +57,11 @@ __all__ = [
 # ---------------------------------------------------------------- database
 
 
-def write_questions(parsed: Iterable[ParsedFile]) -> dict[str, Any]:
+def write_questions(
+    parsed: Iterable[ParsedFile], progress: Callable[[int], None] | None = None
+) -> dict[str, Any]:
     """Store parsed files in ONE transaction (all or nothing); idempotent, see the module docstring.
+    ``progress(n)`` (optional) is called as each batch of ``n`` records is stored or found unchanged.
 
     Returns ``{"sets": {name: {"tossups": n, "bonuses": m}}, "tossups", "bonuses", "created",
     "updated", "unchanged", "skipped"}`` — per-set counts of records in the input, and row counts
@@ -74,6 +80,7 @@ def write_questions(parsed: Iterable[ParsedFile]) -> dict[str, Any]:
         "unchanged": 0,
     }
     counts["skipped"] = sum(len(f.skipped) for f in files)
+    report = progress or (lambda n: None)
     with transaction.atomic():
         set_ids: dict[str, int] = {}
         packet_ids: dict[tuple[str, str], int] = {}
@@ -124,8 +131,15 @@ def write_questions(parsed: Iterable[ParsedFile]) -> dict[str, Any]:
                     for k, v in values.items():
                         setattr(obj, k, v)
                     changed.append(obj)
-            model.objects.bulk_create(new, batch_size=500)  # type: ignore[attr-defined]
-            model.objects.bulk_update(changed, list(fields), batch_size=500)  # type: ignore[attr-defined]
+            report(len(rows) - len(new) - len(changed))
+            for start in range(0, len(new), WRITE_BATCH):
+                batch = new[start : start + WRITE_BATCH]
+                model.objects.bulk_create(batch)  # type: ignore[attr-defined]
+                report(len(batch))
+            for start in range(0, len(changed), WRITE_BATCH):
+                batch = changed[start : start + WRITE_BATCH]
+                model.objects.bulk_update(batch, list(fields))  # type: ignore[attr-defined]
+                report(len(batch))
             counts["created"] += len(new)
             counts["updated"] += len(changed)
             counts["unchanged"] += len(rows) - len(new) - len(changed)
@@ -150,6 +164,23 @@ def import_file(
     counts = write_questions([parsed])
     counts["format"] = parsed.fmt
     return counts
+
+
+def rename_set(parsed: ParsedFile, name: str) -> ParsedFile:
+    """``parsed`` with every record moved into the set ``name`` (years kept), e.g. an uploaded file
+    the organiser names. Raises QuestionFileError when the file holds more than one set: their
+    packets would collide under one name."""
+    names = sorted({t.set_name for t in parsed.tossups} | {b.set_name for b in parsed.bonuses})
+    if len(names) > 1:
+        shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+        raise QuestionFileError(
+            parsed.path, None, f"holds {len(names)} sets ({shown}): import it under its own set names"
+        )
+    return dataclasses.replace(
+        parsed,
+        tossups=[dataclasses.replace(t, set_name=name) for t in parsed.tossups],
+        bonuses=[dataclasses.replace(b, set_name=name) for b in parsed.bonuses],
+    )
 
 
 def import_demo_packet() -> dict[str, Any]:

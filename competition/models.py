@@ -6,9 +6,13 @@ is 0-based, a *buzz* row is written before the buzz is acknowledged.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
-from django.db import models
+from django.db import IntegrityError, models, transaction
+from django.db.models.functions import Lower
+
+from competition.vocabulary import FLAG_ROLES, FlagProblem
 
 
 def new_join_code() -> str:
@@ -77,6 +81,7 @@ class Bonus(models.Model):
     external_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
+        verbose_name_plural = "bonuses"
         unique_together = [("packet", "number")]
         ordering = ["packet_id", "number"]
 
@@ -119,8 +124,74 @@ class Match(models.Model):
         null=True, blank=True, help_text="last moment (epoch s) a reading driver confirmed it drove the match"
     )
 
+    class Meta:
+        verbose_name_plural = "matches"
+
     def __str__(self) -> str:
         return f"{self.name} ({self.join_code})"
+
+
+def hash_secret(secret: str) -> str:
+    """sha256 hex of an identity secret: the secrets are random (``new_token``), so a fast hash
+    is enough and keeps a join fast; only the hash is stored."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Competitor(models.Model):
+    """A person, team or bot across matches: the subject IRT fits, leaderboards and exports key
+    on (``irt.pipeline.identity_key``), never a seat's display name.
+
+    ``handle`` is unique regardless of case and may be renamed (pages show the current one).
+    ``secret_hash`` (:func:`hash_secret`) is the owner's claim: a human's tablet keeps the secret
+    and sends it with the handle when joining another match ("" for teams and bots, which the
+    organiser seats). Organisers merge and split identities in the admin
+    (``competition.identities``)."""
+
+    class Kind(models.TextChoices):
+        HUMAN = "human"
+        TEAM = "team"
+        BOT = "bot"
+
+    handle = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    secret_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the owner's secret")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["handle"]
+        constraints = [models.UniqueConstraint(Lower("handle"), name="competitor_handle_unique_ci")]
+
+    def __str__(self) -> str:
+        return f"{self.handle} ({self.kind})"
+
+    @classmethod
+    def create_fresh(cls, base: str, kind: str, secret: str = "") -> Competitor:
+        """A new identity whose handle is ``base`` if free, else ``base 2``, ``base 3``…: a new
+        seat never joins an existing identity by its name (concurrent creators retry)."""
+        base = base.strip()[:90] or kind
+        n = 1
+        while True:
+            handle = base if n == 1 else f"{base} {n}"
+            n += 1
+            if cls.objects.filter(handle__iexact=handle).exists():
+                continue
+            try:
+                with transaction.atomic():
+                    return cls.objects.create(
+                        handle=handle, kind=kind, secret_hash=hash_secret(secret) if secret else ""
+                    )
+            except IntegrityError:  # taken meanwhile by a concurrent creator
+                continue
+
+    @classmethod
+    def for_bot(cls, name: str, match_id: int | None = None) -> Competitor:
+        """The bot identity whose handle is ``name`` (a bot seated again under its name is the
+        same bot), created when there is none or it already plays in match ``match_id``; a
+        human's or team's handle is never shared."""
+        bots = cls.objects.filter(handle__iexact=name.strip(), kind=cls.Kind.BOT)
+        if match_id is not None:
+            bots = bots.exclude(teams__match_id=match_id).exclude(players__match_id=match_id)
+        return bots.first() or cls.create_fresh(name, cls.Kind.BOT)
 
 
 class Team(models.Model):
@@ -131,6 +202,14 @@ class Team(models.Model):
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=100)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.HUMAN)
+    competitor = models.ForeignKey(
+        Competitor,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="teams",
+        help_text="the identity across matches (a bot's team: the bot's)",
+    )
 
     class Meta:
         unique_together = [("match", "name")]
@@ -138,6 +217,16 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        # A new team without an identity gets a fresh one (a bot's team: the bot's).
+        if self._state.adding and self.competitor_id is None:
+            self.competitor = (
+                Competitor.for_bot(self.name, self.match_id)
+                if self.kind == self.Kind.BOT
+                else Competitor.create_fresh(self.name, Competitor.Kind.TEAM)
+            )
+        super().save(*args, **kwargs)
 
 
 class Player(models.Model):
@@ -159,6 +248,14 @@ class Player(models.Model):
         blank=True,
         help_text="one-time code the moderator issued to move this seat to a new tablet",
     )
+    competitor = models.ForeignKey(
+        Competitor,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="players",
+        help_text="the person or bot across matches",
+    )
 
     class Meta:
         unique_together = [("match", "name")]
@@ -167,6 +264,18 @@ class Player(models.Model):
     def __str__(self) -> str:
         return f"{self.name} ({self.kind})"
 
+    def save(self, *args, **kwargs) -> None:
+        # A seat created without an identity gets a fresh one; a bot, its bot identity (its
+        # team's, which is the bot's own).
+        if self._state.adding and self.competitor_id is None:
+            if self.kind == self.Kind.HUMAN:
+                self.competitor = Competitor.create_fresh(self.name, Competitor.Kind.HUMAN)
+            elif self.team.kind == Team.Kind.BOT and self.team.competitor_id is not None:
+                self.competitor = self.team.competitor
+            else:
+                self.competitor = Competitor.for_bot(self.name, self.match_id)
+        super().save(*args, **kwargs)
+
 
 class MatchEvent(models.Model):
     """The append-only event log. ``audience`` is ``all``, ``moderator``,
@@ -174,7 +283,7 @@ class MatchEvent(models.Model):
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
     seq = models.BigIntegerField()
-    type = models.CharField(max_length=50)
+    event = models.CharField(max_length=50, help_text='the event\'s name (docs/PROTOCOL.md "Events")')
     payload = models.JSONField(default=dict)
     audience = models.CharField(max_length=30, default="all")
     actor = models.CharField(
@@ -205,6 +314,7 @@ class Outbox(models.Model):
     attempts = models.IntegerField(default=0)
 
     class Meta:
+        verbose_name_plural = "outbox"
         ordering = ["id"]
 
 
@@ -230,13 +340,14 @@ class Buzz(models.Model):
     received_at = models.FloatField()
     accepted_at = models.FloatField(null=True)
     ruled_at = models.FloatField(null=True)
-    client_pressed_at = models.FloatField(null=True)
+    client_time = models.FloatField(null=True, help_text="the buzzer's own clock at the press (logged only)")
     corrected_press_at = models.FloatField(null=True)
     eligible = models.JSONField(default=list, help_text="player ids still eligible at the buzz")
     race = models.JSONField(default=dict, help_text="arbitration record: candidates and winner")
     seq = models.BigIntegerField(help_text="seq of the event that accepted the buzz")
 
     class Meta:
+        verbose_name_plural = "buzzes"
         ordering = ["match_id", "seq"]
 
 
@@ -255,16 +366,10 @@ class BonusPartResult(models.Model):
 class Flag(models.Model):
     """An expert flag on an ill-posed question (ADVSCORE.md §6)."""
 
-    class Problem(models.TextChoices):
-        FACTUALITY = "lacks_factuality", "lacks factuality"
-        SPECIFICITY = "lacks_specificity", "lacks specificity / false presupposition"
-        SUBJECTIVITY = "subjectivity", "subjectivity"
-        AMBIGUITY = "ambiguity", "ambiguity / multiple acceptable answers"
-
     tossup = models.ForeignKey(Tossup, on_delete=models.CASCADE, related_name="flags")
     match = models.ForeignKey(Match, on_delete=models.SET_NULL, null=True, blank=True)
     reporter = models.CharField(max_length=100)
-    role = models.CharField(max_length=20, help_text="player | moderator | editor")
-    problem = models.CharField(max_length=30, choices=Problem.choices)
+    role = models.CharField(max_length=20, choices=[(r.value, r.value) for r in FLAG_ROLES])
+    problem = models.CharField(max_length=30, choices=[(p.value, p.label) for p in FlagProblem])
     comment = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

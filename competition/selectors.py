@@ -10,8 +10,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from django.db.models import Max
+
 from competition import game
-from competition.models import Buzz, Flag, Match, MatchEvent, Player, Team
+from competition.models import Buzz, Competitor, Flag, Match, MatchEvent, Player, Team
+from competition.vocabulary import Audience, Role, player_audience
 
 # --- the match state from its stored parts, the immutable parts cached per process ------------
 
@@ -91,28 +94,33 @@ def next_deadline(match_id: int) -> float | None:
     return load_state(match_id).next_deadline
 
 
-def audiences_for(role: str, player: Player | None) -> frozenset[str]:
+def audiences_for(role: Role, player: Player | None) -> frozenset[str]:
     """The event audiences a connection may see: ``all`` plus its own seat/team, or the
     moderator's (``game.event_audiences`` of its view audience)."""
     return game.event_audiences(view_audience(role, player), player.team_id if player is not None else None)
 
 
-def view_audience(role: str, player: Player | None) -> str:
+def view_audience(role: Role, player: Player | None) -> str:
     """The ``game.view`` audience of a connection: ``moderator``, ``player:<id>`` or ``all``."""
-    if role == "moderate":
-        return "moderator"
-    if role == "play" and player is not None:
-        return f"player:{player.id}"
-    return "all"
+    if role is Role.MODERATOR:
+        return Audience.MODERATOR
+    if role is Role.PLAYER and player is not None:
+        return player_audience(player.id)
+    return Audience.ALL
 
 
-def snapshot(match_id: int, role: str, player: Player | None) -> dict[str, Any]:
+def snapshot(match_id: int, role: Role, player: Player | None) -> dict[str, Any]:
     """``{"type": "snapshot", "seq", "state"}`` for this connection, consistent with ``seq``
     (read in one query of the match row)."""
     match = live_rows().get(pk=match_id)
     state = match_state(match)
     view = game.view(state, view_audience(role, player))
-    view["match"] = {"id": match.id, "name": match.name, "join_code": match.join_code, "preset": match.preset}
+    view["match"] = {
+        "match_id": match.id,
+        "name": match.name,
+        "join_code": match.join_code,
+        "preset": match.preset,
+    }
     return {"type": "snapshot", "seq": match.seq, "state": view}
 
 
@@ -131,12 +139,23 @@ class RuledBuzz:
 
 @dataclass(frozen=True)
 class Seat:
-    """A player of the match (``kind`` is ``human`` or ``bot``)."""
+    """A player of the match (``kind`` is ``human`` or ``bot``); ``competitor_id`` is its identity
+    across matches (``Competitor``; None only for a row created around the model, e.g. bulk)."""
 
     player_id: int
     name: str
     kind: str
     team_id: int
+    competitor_id: int | None
+
+
+@dataclass(frozen=True)
+class TeamSeat:
+    """A human team of the match and its identity across matches (``competitor_id``)."""
+
+    team_id: int
+    name: str
+    competitor_id: int | None
 
 
 @dataclass(frozen=True)
@@ -145,29 +164,47 @@ class MatchPlay:
 
     ``played_tossup_ids``: the tossups read to the end of their play (not skipped), in order,
     each once; ``buzzes``: the ruled buzzes (undone and still-pending ones left out);
-    ``seats``: every player; ``human_teams``: ``(team_id, name)`` of the human teams."""
+    ``seats``: every player; ``human_teams``: the human teams."""
 
     match_id: int
     played_tossup_ids: list[int]
     buzzes: list[RuledBuzz]
     seats: list[Seat]
-    human_teams: list[tuple[int, str]]
+    human_teams: list[TeamSeat]
 
 
 def match_play(match_id: int) -> MatchPlay:
     """The played tossups, ruled buzzes and seats of a match. Raises ``Match.DoesNotExist``."""
     match = Match.objects.get(pk=match_id)
-    ended = MatchEvent.objects.filter(match=match, type="tossup_ended").order_by("seq")
+    ended = MatchEvent.objects.filter(match=match, event="tossup_ended").order_by("seq")
     played = [e.payload["question_id"] for e in ended if e.payload.get("outcome") != "skipped"]
     buzzes = [
         RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == "correct")
         for b in Buzz.objects.filter(match=match).exclude(ruling__in=["", "undone", "pending"])
     ]
-    seats = [Seat(p.id, p.name, p.kind, p.team_id) for p in match.players.order_by("id")]
-    teams = [(t.id, t.name) for t in match.teams.filter(kind=Team.Kind.HUMAN).order_by("id")]
+    seats = [Seat(p.id, p.name, p.kind, p.team_id, p.competitor_id) for p in match.players.order_by("id")]
+    teams = [
+        TeamSeat(t.id, t.name, t.competitor_id)
+        for t in match.teams.filter(kind=Team.Kind.HUMAN).order_by("id")
+    ]
     return MatchPlay(match.id, list(dict.fromkeys(played)), buzzes, seats, teams)
 
 
 def flagged_tossup_ids(tossup_ids: Iterable[int]) -> set[int]:
     """Ids among ``tossup_ids`` that carry at least one expert flag (any problem)."""
     return set(Flag.objects.filter(tossup_id__in=list(tossup_ids)).values_list("tossup_id", flat=True))
+
+
+def identity_handles(competitor_ids: Iterable[int]) -> dict[int, str]:
+    """The current handle of each existing identity among ``competitor_ids`` (merged-away or
+    deleted ones are absent)."""
+    return dict(Competitor.objects.filter(id__in=list(competitor_ids)).values_list("id", "handle"))
+
+
+def tossup_token_counts(tossup_ids: Iterable[int]) -> dict[int, int]:
+    """Tokens read in full per tossup (its buzzes' ``token_count``), for the share of the tossup
+    read at a buzz; tossups nobody buzzed on are absent."""
+    rows = (
+        Buzz.objects.filter(tossup_id__in=list(tossup_ids)).values("tossup_id").annotate(n=Max("token_count"))
+    )
+    return {r["tossup_id"]: r["n"] for r in rows}

@@ -26,6 +26,7 @@ from competition.models import (
     Bonus,
     BonusPartResult,
     Buzz,
+    Competitor,
     Flag,
     Match,
     MatchEvent,
@@ -35,7 +36,9 @@ from competition.models import (
     Tossup,
     new_token,
 )
-from scoring.judge import Verdict, judge
+from competition.vocabulary import Audience, FlagProblem, Role
+from competition.vocabulary import actor as actor_name
+from scoring.judge import Judgement, Verdict, judge
 from scoring.rules import load_preset
 
 log = logging.getLogger(__name__)
@@ -173,7 +176,9 @@ def _same_records(a: game.Records, b: game.Records) -> bool:
     )
 
 
-def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
+def join_match(
+    *, code: str, name: str, team: str, secret: str = "", competitor: Competitor | None = None
+) -> Player:
     """Seat a human player, or give a seat back to its owner.
 
     A new name joins only in the lobby, on a human team named ``team``. An existing name gets
@@ -181,6 +186,9 @@ def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
     on the tablet) or the one-time reclaim code the moderator issued
     (:func:`issue_reclaim_code`). A reclaim code is cleared once used and the seat's token
     is replaced, so the tablet the seat moved away from can no longer reconnect.
+
+    A new seat plays as ``competitor`` (default: a fresh identity named after the seat;
+    ``competition.identities.join`` claims one by handle).
 
     Raises ServiceError: ``not_found`` (code), ``invalid`` (empty name, unknown team, a
     bot's name), ``seat_taken`` (an existing name without its secret), ``closed`` (match
@@ -203,10 +211,12 @@ def join_match(*, code: str, name: str, team: str, secret: str = "") -> Player:
             raise ServiceError("invalid", f"no human team named {team!r}")
         if match.players.filter(name=name).exists():
             raise ServiceError("invalid", "that name is taken")
-        player = Player.objects.create(match=match, team=team_obj, name=name, kind=Player.Kind.HUMAN)
+        player = Player.objects.create(
+            match=match, team=team_obj, name=name, kind=Player.Kind.HUMAN, competitor=competitor
+        )
         # The seat reaches the state through the one door: a ``player_joined`` event with its seq.
         seat = game.SeatPlayer(player.id, team_obj.id, player.name, player.kind, player.weight_class)
-        apply_command(match_id=match.id, command=seat, actor=f"player:{player.id}")
+        apply_command(match_id=match.id, command=seat, actor=actor_name(Role.PLAYER, player.id))
     return player
 
 
@@ -287,7 +297,7 @@ def apply_command(
         # A command that reaches a match nobody has driven for a while (its server died, the
         # driver has not taken over yet) must not fire the deadlines that fell due meanwhile.
         gap_events: list[game.Event] = []
-        if command is not None and actor != "driver":  # the driver stops the clock itself on takeover
+        if command is not None and actor != Role.DRIVER:  # the driver stops the clock itself on takeover
             state, gap_events = _stop_the_clock_for_gap(match, state, None, now, COMMAND_GAP_MIN)
         new_state, engine_events = (state, []) if command is None else game.apply(state, command, now)
         if gap_events:
@@ -333,7 +343,7 @@ def _store(
             MatchEvent(
                 match=match,
                 seq=seq,
-                type=ev.type,
+                event=ev.event,
                 payload=dict(ev.data),
                 audience=ev.audience,
                 actor=actor,
@@ -354,7 +364,7 @@ def _store(
     deadline = new.next_deadline
     match_id = match.id
     transaction.on_commit(lambda: _publish(match_id, out, deadline))
-    if match.status == Match.Status.ENDED and any(r.type == "match_ended" for r in rows):
+    if match.status == Match.Status.ENDED and any(r.event == "match_ended" for r in rows):
         # One durable job per subscriber (competition.signals.on_match_ended), stored with the
         # match end and sent after commit; sweep_outbox() resends what the broker never got
         # (Redis down at that moment, worker gone).
@@ -382,7 +392,7 @@ def resume_after_gap(*, match_id: int, since: float | None, now: float | None = 
         resumed, events = _stop_the_clock_for_gap(match, state, since, now, GAP_MIN)
         if not events:
             return Applied([], match.seq, state.next_deadline)
-        return _store(match, state, resumed, events, game.Resume(), "driver", now)
+        return _store(match, state, resumed, events, game.Resume(), Role.DRIVER, now)
 
 
 def _stop_the_clock_for_gap(
@@ -409,7 +419,7 @@ def _stop_the_clock_for_gap(
 def _event_dict(row: MatchEvent) -> dict[str, Any]:
     return {
         "seq": row.seq,
-        "event": row.type,
+        "event": row.event,
         "data": row.payload,
         "audience": row.audience,
         "actor": row.actor,
@@ -492,14 +502,18 @@ def _project(
     bonus_teams = {b.bonus_id: b.team_id for b in (old.bonus, new.bonus) if b is not None}
     for row in rows:
         d = row.payload
-        if row.type == "match_started":
+        if row.event == "match_started":
             match.status = Match.Status.RUNNING
-        elif row.type == "match_ended":
+        elif row.event == "match_ended":
             match.status = Match.Status.ENDED
             match.ended_at = timezone.now()
-        elif row.type == "race":
+        elif row.event == "race":
             race = d
-        elif row.type == "buzz":
+        elif row.event == "renamed":
+            team = d["team_id"] is not None
+            seats = Team.objects if team else Player.objects
+            seats.filter(match=match, pk=d["team_id"] if team else d["player_id"]).update(name=d["name"])
+        elif row.event == "buzz":
             winner: dict[str, Any] = next(
                 (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
             )
@@ -514,13 +528,13 @@ def _project(
                 revealed_at=d.get("revealed_at"),
                 received_at=winner.get("received_at", now),
                 accepted_at=winner.get("accepted_at", now),
-                client_pressed_at=winner.get("client_time"),
+                client_time=winner.get("client_time"),
                 corrected_press_at=winner.get("corrected_press_at"),
                 eligible=race.get("eligible", []),
                 race=race,
                 seq=row.seq,
             )
-        elif row.type == "buzz_ruled":
+        elif row.event == "buzz_ruled":
             # A timeout is ruled at its deadline, not when a (late) driver's Tick applied it.
             ruled_at = next(
                 (
@@ -536,14 +550,14 @@ def _project(
             if d.get("guess") is not None:
                 fields["guess"] = d["guess"]
             _current_buzz(match, d).update(**fields)
-        elif row.type == "ruling_undone":
+        elif row.event == "ruling_undone":
             if d.get("bonus_id") is not None:
                 BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"]).update(
                     ruling="undone", points=0
                 )
             else:
                 _current_buzz(match, d).update(ruling="undone", points=0)
-        elif row.type == "bonus_part_ruled":
+        elif row.event == "bonus_part_ruled":
             BonusPartResult.objects.create(
                 match=match,
                 bonus_id=d["bonus_id"],
@@ -593,7 +607,7 @@ def buzz(
     ``buzz_received`` (moderator audience) in the same transaction, so an acknowledged buzz is
     never lost. Raises ``game.RuleViolation`` (nothing stored) when the rules refuse it."""
     cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at, delay_bound)
-    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
 
 
 def answer(
@@ -604,16 +618,16 @@ def answer(
     state = selectors.load_state(match_id)
     verdict = _judge_tossup(state, player_id, question_id, text)
     cmd = game.Answer(
-        player_id, question_id, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt
+        player_id, question_id, text[:500], verdict.verdict, verdict.reason, verdict.directed_prompt
     )
-    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
 
 
-def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Verdict:
+def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Judgement:
     t = state.tossup
     if t is None or t.question_id != question_id or not t.buzz or t.buzz.player_id != player_id:
         # Not this player's turn: the engine refuses the Answer with the precise reason.
-        return Verdict("reject", None, "no answer expected")
+        return Judgement(Verdict.REJECT, None, "no answer expected")
     spec = state.tossups[t.index]
     return judge(
         spec.answer_line,
@@ -631,32 +645,45 @@ def bonus_answer(
     state = selectors.load_state(match_id)
     spec = next((b for b in state.bonuses if b.bonus_id == bonus_id), None)
     if spec is None or not 0 <= part < len(spec.parts):
-        verdict = Verdict("reject", None, "no such bonus part")
+        verdict = Judgement(Verdict.REJECT, None, "no such bonus part")
     else:
         verdict = judge(spec.parts[part].answer_line, text)
     cmd = game.BonusAnswer(
-        player_id, bonus_id, part, text[:500], verdict.outcome, verdict.reason, verdict.directed_prompt
+        player_id, bonus_id, part, text[:500], verdict.verdict, verdict.reason, verdict.directed_prompt
     )
-    return apply_command(match_id=match_id, command=cmd, actor=f"player:{player_id}", now=now)
+    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+
+
+def rename(*, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None) -> Applied:
+    """An organiser corrects the name of team ``team_id`` or seat ``player_id`` of a match (the
+    admin's door): through the engine, so the spec, the ``Team``/``Player`` row, the event log
+    (``renamed``) and every connected screen agree. Raises RuleViolation ``bad_value``,
+    ``unknown_team`` or ``unknown_player``; Match.DoesNotExist for an unknown match."""
+    return apply_command(
+        match_id=match_id,
+        command=game.Rename(name, team_id=team_id, player_id=player_id),
+        actor=Role.ORGANISER,
+    )
 
 
 def flag_question(
     *, match_id: int, question_id: int, problem: str, comment: str, reporter: str, role: str
 ) -> Applied:
-    """An expert flag (ADVSCORE.md §6) on a tossup of this match that has ended; logged as a
-    ``question_flagged`` event for the moderator. Raises ServiceError ``invalid`` for a
-    tossup not in the match or still being played."""
-    if problem not in Flag.Problem.values:
-        raise ServiceError("invalid", f"unknown problem type {problem!r}")
+    """An expert flag (ADVSCORE.md §6) from a match (a player's or the moderator's) on its tossup
+    ``question_id``, which must have ended; logged there as a ``question_flagged`` event for the
+    moderator. ``problem``: a ``competition.vocabulary.FlagProblem``; ``role``: one of
+    ``FLAG_ROLES``. Raises ServiceError ``invalid`` for an unknown problem type, or a tossup not
+    in the match or still being played."""
+    _check_problem(problem)
     ended = MatchEvent.objects.filter(
-        match_id=match_id, type="tossup_ended", payload__question_id=question_id
+        match_id=match_id, event="tossup_ended", payload__question_id=question_id
     ).exists()
     if not ended:
         raise ServiceError("invalid", "a question can be flagged only after its tossup ended")
     event = game.Event(
         "question_flagged",
         {"question_id": question_id, "problem": problem, "reporter": reporter},
-        "moderator",
+        Audience.MODERATOR,
     )
     with transaction.atomic():
         Flag.objects.create(
@@ -667,18 +694,20 @@ def flag_question(
             problem=problem,
             comment=comment[:2000],
         )
-        return apply_command(match_id=match_id, command=None, actor=role, extra_events=[event])
+        return apply_command(match_id=match_id, command=None, actor=str(role), extra_events=[event])
 
 
-def flag_tossup(*, tossup_id: int, problem: str, comment: str, reporter: str, role: str = "editor") -> Flag:
+def flag_question_as_editor(*, question_id: int, problem: str, comment: str, reporter: str) -> Flag:
     """An editor's flag on any tossup, outside a match (e.g. after reviewing the analysis).
     Raises ServiceError ``invalid`` for an unknown problem type or tossup."""
-    if problem not in Flag.Problem.values:
-        raise ServiceError(
-            "invalid", f"unknown problem type {problem!r}; one of {', '.join(Flag.Problem.values)}"
-        )
-    if not Tossup.objects.filter(pk=tossup_id).exists():
-        raise ServiceError("invalid", f"no tossup with id {tossup_id}")
+    _check_problem(problem)
+    if not Tossup.objects.filter(pk=question_id).exists():
+        raise ServiceError("invalid", f"no tossup with id {question_id}")
     return Flag.objects.create(
-        tossup_id=tossup_id, reporter=reporter, role=role, problem=problem, comment=comment[:2000]
+        tossup_id=question_id, reporter=reporter, role=Role.EDITOR, problem=problem, comment=comment[:2000]
     )
+
+
+def _check_problem(problem: str) -> None:
+    if problem not in tuple(FlagProblem):
+        raise ServiceError("invalid", f"unknown problem type {problem!r}; one of {', '.join(FlagProblem)}")

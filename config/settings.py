@@ -58,6 +58,8 @@ DEBUG = env.bool("DEBUG", default=False)
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
+    "daphne",  # first: its runserver serves ASGI_APPLICATION, so `runserver` serves websockets too
+    "django.contrib.admin",  # /admin/: competition/admin.py, irt/admin.py
     "django.contrib.contenttypes",
     "django.contrib.auth",
     "django.contrib.sessions",
@@ -65,6 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "servestatic",  # its configuration checks (the middleware below serves the files)
     "channels",
+    "import_export",  # bulk question files in the admin
     "competition",
     "buzzer",
     "scoring",
@@ -161,8 +164,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-SERVESTATIC_USE_FINDERS = True
+STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
+# From the app folders by default (the demo and `./run` never collect); the image runs collectstatic
+# and sets SERVESTATIC_USE_FINDERS=0, so production serves only what is in STATIC_ROOT.
+SERVESTATIC_USE_FINDERS = env.bool("SERVESTATIC_USE_FINDERS", default=True)
 
 # Organisers log in to create matches, list them and open dashboards.
 LOGIN_URL = "login"

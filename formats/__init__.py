@@ -6,7 +6,9 @@ One module per format, each documenting its layout:
 * ``qanta`` — QANTA question JSON.
 * ``demo`` — Tossup's own demo packet JSON.
 * ``expo`` — the 2024 exhibition: ``<category>.csv`` questions and ``<team>/<category>.buzz.csv`` logs.
-* ``runner`` — qb-tournament-runner: ``*.buzz.csv`` buzz logs and ``cycles.jsonl`` game cycles.
+* ``runner`` — qb-tournament-runner: ``cycles.jsonl`` per-cycle records, the models' ``*.buzz.csv`` /
+  ``*.bonus.csv`` response files and the packet CSVs (read and written).
+* ``qbj`` — QBJ tournament files (quizbowl/schema 1.x/2.x and 0.5; read and written).
 * ``advscore`` — ADVSCORE response matrices (CSV) and their raw text layout.
 * ``pyirt`` — py-irt response jsonlines.
 

@@ -1,8 +1,8 @@
 """Question files, by format name: ``detect_format`` and ``parse_file``.
 
 Formats (``FORMATS``; ``.gz`` is detected by its magic bytes, for any of them): ``qbreader``
-(``formats.qbreader``), ``qanta`` (``formats.qanta``), ``demo`` (``formats.demo``) and ``expo``
-(``formats.expo``). Text is kept as in the source except for surrounding whitespace (stripped: the
+(``formats.qbreader``), ``qanta`` (``formats.qanta``), ``demo`` (``formats.demo``), ``expo``
+(``formats.expo``) and ``runner`` (a qb-tournament-runner packet: ``formats.runner``). Text is kept as in the source except for surrounding whitespace (stripped: the
 PDF-extracted qbreader text has stray leading spaces); power marks, answer-line HTML and directives
 and categories are kept.
 
@@ -24,37 +24,47 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
-from formats import demo, expo, qanta, qbreader
+from formats import demo, expo, qanta, qbreader, runner
 from formats.collect import Collector, Filters
 from formats.errors import FormatError
 from formats.records import ParsedFile
 from formats.textio import iter_lines, read_text
 
-FORMATS = ("qbreader", "qanta", "demo", "expo")
-Format = Literal["auto", "qbreader", "qanta", "demo", "expo"]
+FORMATS = ("qbreader", "qanta", "demo", "expo", "runner")
+Format = Literal["auto", "qbreader", "qanta", "demo", "expo", "runner"]
 
 _PARSERS: dict[str, Callable[[Path, Collector], None]] = {
     "qbreader": qbreader.parse,
     "qanta": qanta.parse,
     "demo": demo.parse,
     "expo": expo.parse,
+    "runner": runner.parse,
 }
 
 
 def detect_format(path: str | Path) -> str:
     """Guess the format of ``path`` (one of FORMATS) from its name and first line.
 
-    A folder, or a ``*.csv`` whose header has ``id, answer, sent, text`` → expo;
+    A folder with a ``tossups.csv``, or a ``*.csv`` with the runner's question columns → runner;
+    another folder, or a ``*.csv`` whose header has ``id, answer, sent, text`` → expo;
     ``*.jsonl``/``*.jsonl.gz`` or a first line that is a whole object with ``type`` → qbreader; else a
     top-level list or ``questions`` key → qanta; a ``packets`` key → demo. Raises FormatError."""
     path = Path(path)
     if path.is_dir():
-        return "expo"
+        return "runner" if (path / "tossups.csv").is_file() else "expo"
     if path.suffix == ".csv":
         first_line = next(iter_lines(path), "")
-        if set(expo.QUESTION_COLUMNS) <= {c.strip() for c in next(csv.reader([first_line]), [])}:
+        columns = {c.strip() for c in next(csv.reader([first_line]), [])}
+        if set(expo.QUESTION_COLUMNS) <= columns:
             return "expo"
-        raise FormatError(path, 1, f"CSV header lacks the exhibition columns {list(expo.QUESTION_COLUMNS)}")
+        if runner.is_question_csv(columns):
+            return "runner"
+        raise FormatError(
+            path,
+            1,
+            f"CSV header has neither the exhibition columns {list(expo.QUESTION_COLUMNS)} nor the runner's "
+            f"{sorted(runner.TOSSUP_HEADER)} / {sorted(runner.BONUS_HEADER)}",
+        )
     if ".jsonl" in path.suffixes:
         return "qbreader"
     first = next((ln for ln in iter_lines(path) if ln.strip()), "")

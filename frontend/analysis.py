@@ -4,23 +4,27 @@ ADVSCORE.md). Exports live in ``irt.exports``, aggregates in ``irt.selectors``.
 
 Answer lines of tossups scheduled in a match that has not ended are left out (``answer`` "",
 ``answer_hidden`` True) unless the builder is called with ``reveal_answers=True``, which the views
-pass only for a logged-in organiser or analyst."""
+pass only for a logged-in organiser or analyst.
+
+Subjects are shown by their label (an identity's current handle: ``irt.selectors.subject_labels``);
+every value a page shows as "—" comes with its reason (``reasons`` in the contexts)."""
 
 from __future__ import annotations
 
 import math
+import time
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
-from django.db.models import Avg, Count, ExpressionWrapper, F, FloatField
+from django.db.models import Count
 from scipy.stats import gaussian_kde
 
-from competition.models import Buzz, Flag
+from competition.models import Flag
 from irt import selectors
 from irt.advscore import advscore
 from irt.models import Fit, ItemScore, SubjectSkill
-from irt.pipeline import scope_responses
+from irt.pipeline import STALE_FIT_S, scope_responses
 
 LIVE_DATASET = "live"
 IIF_GRID = np.linspace(-5.0, 5.0, 101)  # skill axis t in logits, the ADVSCORE.md integration range
@@ -46,13 +50,17 @@ def item_information(gamma: float, theta: float, t: np.ndarray = IIF_GRID) -> np
 
 
 def leaderboard(fit: Fit) -> list[dict[str, Any]]:
-    """Subjects by skill β (logits), with the 95 % interval β ± 1.96·SE when SE is known."""
+    """Subjects by skill β (logits), with the 95 % interval β ± 1.96·SE when SE is known;
+    ``label`` is what the page shows (an identity's current handle)."""
+    skills = list(SubjectSkill.objects.filter(fit=fit).order_by("-skill"))
+    labels = selectors.subject_labels(s.subject for s in skills)
     rows = []
-    for s in SubjectSkill.objects.filter(fit=fit).order_by("-skill"):
+    for s in skills:
         se = _finite(s.skill_se)
         rows.append(
             {
                 "subject": s.subject,
+                "label": labels[s.subject],
                 "kind": s.kind,
                 "skill": s.skill,
                 "ci": None if se is None else 1.96 * se,
@@ -62,16 +70,30 @@ def leaderboard(fit: Fit) -> list[dict[str, Any]]:
     return rows
 
 
-def _buzz_positions() -> dict[tuple[int, str], dict[str, float]]:
-    """Mean 0-based buzz token index and mean fraction of the tossup read, per (tossup, kind)."""
-    read = ExpressionWrapper((F("token_index") + 1.0) / F("token_count"), output_field=FloatField())
-    out: dict[tuple[int, str], dict[str, float]] = {}
-    rows = Buzz.objects.values("tossup_id", "kind").annotate(
-        mean_index=Avg("token_index"), mean_read=Avg(read), n=Count("id")
-    )
-    for r in rows:
-        out[(r["tossup_id"], r["kind"])] = {"index": r["mean_index"], "read": r["mean_read"], "n": r["n"]}
-    return out
+def reasons(fit: Fit) -> dict[str, str]:
+    """Why a value of ``fit`` is shown as "—", by the value's name (the pages' hover text)."""
+    summary = fit.summary or {}
+    no_groups = summary.get("reason")
+    delta = no_groups or summary.get("delta_reason") or "δ is undefined for this item"
+    sens = summary.get("sensitivity") or {}
+    return {
+        "mu": no_groups or "μ is undefined for this item",
+        "kappa": no_groups or "κ is undefined for this item",
+        "delta": delta,
+        "advscore": f"ADVSCORE needs δ: {delta}",
+        "aggregate": no_groups
+        or "no item left to average (every item is flagged, or undefined for every item)",
+        "group": "every tossup of this group is flagged (tick “include flagged questions”), or the value is undefined for all of them",
+        "sensitivity": sens.get("reason")
+        or "ADVSCORE_D is undefined once this bot is left out (δ needs H(1))",
+        "tau": sens.get("reason") or "fewer than two bots remain: no ranking to compare",
+        "buzz": "no subject of this kind buzzed on this item in the fit's responses"
+        if summary.get("buzz_positions")
+        else "this fit predates stored buzz positions: refit to see them",
+        "read": "the tossup's length is unknown (an imported item)",
+        "difficulty": "the item is not in this fit",
+        "position": "did not buzz",
+    }
 
 
 def _answer(tossup: Any, hidden: set[int]) -> tuple[str, bool]:
@@ -88,8 +110,9 @@ def _hidden(reveal_answers: bool) -> set[int]:
 
 
 def item_rows(fit: Fit, reveal_answers: bool = False) -> list[dict[str, Any]]:
-    """One row per item: tossup number/answer, μ, δ, κ, ADVSCORE, θ, γ, flag count and the mean
-    human vs bot buzz position (``None`` where there is nothing to show). ``answer`` is "" with
+    """One row per item: tossup number/answer, μ, δ, κ, ADVSCORE, θ, γ, flag count and
+    ``human_buzz``/``bot_buzz``, the humans' and bots' buzz positions in the fit's responses (:func:`_buzz`;
+    ``None`` where there is nothing to show). ``answer`` is "" with
     ``answer_hidden`` True for a tossup of a match not yet ended, unless ``reveal_answers``."""
     items = list(ItemScore.objects.filter(fit=fit).select_related("tossup", "tossup__packet"))
     tossup_ids = [i.tossup_id for i in items if i.tossup_id is not None]
@@ -100,7 +123,6 @@ def item_rows(fit: Fit, reveal_answers: bool = False) -> list[dict[str, Any]]:
         .annotate(n=Count("id"))
         .values_list("tossup_id", "n")
     )
-    positions = _buzz_positions() if tossup_ids else {}
     rows = []
     for i in items:
         t = i.tossup
@@ -120,12 +142,20 @@ def item_rows(fit: Fit, reveal_answers: bool = False) -> list[dict[str, Any]]:
                 "difficulty": i.difficulty,
                 "discriminability": i.discriminability,
                 "flags": flags.get(i.tossup_id, 0),
-                "human_buzz": positions.get((i.tossup_id, "human")),
-                "bot_buzz": positions.get((i.tossup_id, "bot")),
+                "human_buzz": _buzz(i, "human"),
+                "bot_buzz": _buzz(i, "bot"),
                 "n_responses": i.n_responses,
             }
         )
     return rows
+
+
+def _buzz(item: ItemScore, kind: str) -> dict[str, Any] | None:
+    """``{index, read, n}`` of ``kind``'s buzzes on ``item`` in the fit's responses, or None."""
+    n = getattr(item, f"{kind}_buzzes")
+    if not n:
+        return None
+    return {"index": getattr(item, f"{kind}_buzz_index"), "read": getattr(item, f"{kind}_buzz_read"), "n": n}
 
 
 def plot_data(fit: Fit, skills: list[dict[str, Any]], items: list[dict[str, Any]]) -> dict[str, Any]:
@@ -136,7 +166,7 @@ def plot_data(fit: Fit, skills: list[dict[str, Any]], items: list[dict[str, Any]
         group = by_kind[s["kind"]]
         group["skill"].append(s["skill"])
         group["ci"].append(s["ci"])
-        group["subject"].append(s["subject"])
+        group["subject"].append(s["label"])
     curves = []
     for row in sorted(items, key=lambda r: -r["discriminability"])[:MAX_CURVES]:
         label = f"#{row['number']}" if row["number"] is not None else row["item"]
@@ -202,7 +232,8 @@ def fit_context(fit: Fit, include_flagged: bool = False, reveal_answers: bool = 
         "fit": fit,
         "include_flagged": include_flagged,
         "summary": summary,
-        "sensitivity": (fit.summary or {}).get("sensitivity"),
+        "sensitivity": _sensitivity(fit),
+        "reasons": reasons(fit),
         "skills": skills,
         "items": items,
         "group_tables": [
@@ -211,6 +242,15 @@ def fit_context(fit: Fit, include_flagged: bool = False, reveal_answers: bool = 
         ],
         "plots": plots,
     }
+
+
+def _sensitivity(fit: Fit) -> dict[str, Any] | None:
+    """The fit's leave-one-bot-out summary with each left-out bot's ``label``."""
+    sens = (fit.summary or {}).get("sensitivity")
+    if not sens:
+        return sens
+    labels = selectors.subject_labels(r["bot"] for r in sens.get("leave_out", []))
+    return {**sens, "leave_out": [{**r, "label": labels[r["bot"]]} for r in sens.get("leave_out", [])]}
 
 
 def subject_context(fit: Fit, subject: str, reveal_answers: bool = False) -> dict[str, Any] | None:
@@ -252,4 +292,38 @@ def subject_context(fit: Fit, subject: str, reveal_answers: bool = False) -> dic
         "of": len(ranked),
         "responses": responses,
         "n_correct": sum(r["correct"] for r in responses),
+        "reasons": reasons(fit),
     }
+
+
+def running_fits() -> list[dict[str, Any]]:
+    """Fits running now, newest first: ``{id, dataset, progress (0–1), stale}`` (``stale``: no
+    heartbeat for ``pipeline.STALE_FIT_S``, its worker is likely gone; the next fit task takes
+    it over)."""
+    now = time.time()
+    return [
+        {
+            "id": f.id,
+            "dataset": f.dataset,
+            "progress": f.progress,
+            "stale": now - (f.heartbeat_at or 0.0) > STALE_FIT_S,
+        }
+        for f in Fit.objects.filter(status=Fit.Status.RUNNING).order_by("-created_at")[:20]
+    ]
+
+
+def fit_progress(dataset: str) -> dict[str, Any]:
+    """What the analysis page polls: ``{"running": running_fits(), "latest": id | None}``, the
+    latest finished fit of ``dataset``."""
+    latest = (
+        Fit.objects.filter(dataset=dataset, status=Fit.Status.DONE)
+        .order_by("-finished_at", "-id")
+        .values_list("id", flat=True)
+        .first()
+    )
+    return {"running": running_fits(), "latest": latest}
+
+
+def has_responses(scope: str) -> bool:
+    """Whether a fit scope (``live``, ``match:<id>``, an imported set) has responses to fit."""
+    return scope_responses(scope).exists()

@@ -9,7 +9,7 @@ from django import forms
 from django.db.models import Count
 
 from competition.models import Bonus, Packet, Tossup
-from scoring.rules import known_presets
+from scoring.rules import known_presets, load_preset
 
 WEIGHT_CLASSES = ("light", "mid", "heavy")
 DEFAULT_TEAMS = ("Team A", "Team B")
@@ -36,9 +36,22 @@ class MatchCreateForm(forms.Form):
         label="Number of tossups",
         help_text="blank: the whole packet",
     )
-    preset = forms.ChoiceField(choices=())
+    preset = forms.ChoiceField(choices=(), label="Rules preset", help_text="how tossups and bonuses score")
     wpm = forms.IntegerField(min_value=60, max_value=600, initial=200, label="Reading speed (wpm)")
-    auto_rule = forms.BooleanField(required=False, label="Auto-rule (apply the judge's verdict)")
+    auto_rule = forms.BooleanField(
+        required=False,
+        label="Auto-rule (apply the judge's verdict)",
+        help_text="answers the judge is sure of are ruled at once; you rule only the doubtful ones",
+    )
+    auto_advance = forms.BooleanField(
+        required=False,
+        initial=True,
+        label="Advance automatically",
+        help_text=(
+            "the next tossup starts a few seconds after each tossup (and its bonus) ends; "
+            "untick to wait for your Next"
+        ),
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -48,6 +61,8 @@ class MatchCreateForm(forms.Form):
             f"{p} — {p.n_tossups} tossups, {p.n_bonuses} bonuses"
         )
         presets = known_presets()
+        # Each preset explained where it is chosen (scoring/presets/<name>.json "description").
+        self.preset_descriptions = {p: load_preset(p).description for p in presets}
         self.fields["preset"].choices = [(p, p) for p in presets]
         self.fields["preset"].initial = "hvc" if "hvc" in presets else presets[0]
         self.teams: list[str] = list(DEFAULT_TEAMS)

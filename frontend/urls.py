@@ -1,12 +1,13 @@
 from django.urls import path, re_path
 
-from frontend import views
+from frontend import bot_views, views
 
 app_name = "frontend"
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("moderator/", views.moderator, name="moderator"),
+    path("moderator/upload/", views.upload, name="upload"),
     path("moderator/<str:code>/", views.dashboard, name="dashboard"),
     path("play/", views.play, name="play"),
     path("watch/<str:code>/", views.watch, name="watch"),
@@ -15,9 +16,15 @@ urlpatterns = [
     path(
         "analysis/fit/<int:fit_id>/subject/<path:subject>/", views.analysis_subject, name="analysis_subject"
     ),
+    path("analysis/refit/", views.analysis_refit, name="analysis_refit"),
+    path("analysis/bots/", bot_views.bots_page, name="bots"),
+    path("api/fits/progress", views.api_fit_progress, name="fit_progress"),
+    path("api/match/<str:code>/export/<str:fmt>", views.api_match_export, name="match_export"),
+    path("api/event.qbj", views.api_event_export, name="event_export"),
     path("api/match/<str:code>", views.api_match, name="api_match"),
     path("api/join", views.api_join, name="api_join"),
     path("api/match/<str:code>/players", views.api_roster, name="api_roster"),
+    path("api/match/<str:code>/questions", views.api_questions, name="api_questions"),
     path("api/match/<str:code>/players/<int:player_id>/reclaim", views.api_reclaim, name="api_reclaim"),
     re_path(r"^api/fits/(?P<fit_id>\d+)/export\.(?P<fmt>json|csv)$", views.api_fit_export, name="fit_export"),
     re_path(
@@ -26,5 +33,6 @@ urlpatterns = [
         name="fit_table",
     ),
     path("vendor/plotly.min.js", views.plotly_js, name="plotly_js"),
+    path("healthz", views.healthz, name="healthz"),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

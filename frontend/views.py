@@ -11,6 +11,7 @@ import json
 import logging
 import secrets
 from pathlib import Path
+from typing import Any
 
 import plotly
 from django.conf import settings
@@ -26,28 +27,29 @@ from django.http import (
 )
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django_ratelimit.core import is_ratelimited
+from kombu.exceptions import OperationalError as KombuOperationalError
 
-from competition import services
+from competition import exports as match_exports
+from competition import identities, selectors, services
 from competition.errors import TossupError
-from competition.models import Match, Player, Team
+from competition.models import Match, MatchEvent, Player, Team
+from competition.vocabulary import FlagProblem
+from formats import qbj as qbjfmt
 from frontend import analysis
 from frontend.forms import MatchCreateForm
-from irt import exports
+from frontend.upload import PacketUploadForm
+from irt import exports, tasks
 from irt.models import Fit
 
 log = logging.getLogger(__name__)
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 SESSION_TOKENS = "moderator_tokens"  # session key: {join_code: moderator token}
-FLAG_PROBLEMS = [
-    ("lacks_factuality", "Lacks factuality"),
-    ("lacks_specificity", "Lacks specificity / false presupposition"),
-    ("subjectivity", "Subjectivity"),
-    ("ambiguity", "Ambiguity / multiple answers"),
-]
+FLAG_PROBLEMS = [(p.value, p.label) for p in FlagProblem]
 
 
 def api_error(error: TossupError, status: int = 400) -> JsonResponse:
@@ -85,7 +87,11 @@ def moderator(request: HttpRequest) -> HttpResponse:
                 preset=form.cleaned_data["preset"],
                 teams=form.teams,
                 bots=form.bots,
-                config={"wpm": form.cleaned_data["wpm"], "auto_rule": form.cleaned_data["auto_rule"]},
+                config={
+                    "wpm": form.cleaned_data["wpm"],
+                    "auto_rule": form.cleaned_data["auto_rule"],
+                    "auto_advance": form.cleaned_data["auto_advance"],
+                },
             )
         except services.ServiceError as exc:
             form.add_error(None, exc.message)
@@ -99,6 +105,17 @@ def moderator(request: HttpRequest) -> HttpResponse:
         {"form": form, "matches": matches, "weight_classes": ("light", "mid", "heavy")},
         status=400 if form.is_bound else 200,
     )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def upload(request: HttpRequest) -> HttpResponse:
+    """Upload a question file (``frontend.upload``); organisers only (login). A refused file is
+    400 with the importer's line-numbered error; nothing is written."""
+    form = PacketUploadForm(request.POST or None, request.FILES or None)
+    counts = form.import_questions() if request.method == "POST" and form.is_valid() else None
+    status = 400 if form.is_bound and counts is None else 200
+    return render(request, "frontend/upload.html", {"form": form, "counts": counts}, status=status)
 
 
 def _remember_token(request: HttpRequest, match: Match) -> None:
@@ -160,7 +177,6 @@ def dashboard(request: HttpRequest, code: str) -> HttpResponse:
             "page": {
                 "code": match.join_code,
                 "token": match.moderator_token,
-                "role": "moderate",
                 "csrf": get_token(request),
             },
             "flag_problems": FLAG_PROBLEMS,
@@ -175,7 +191,7 @@ def play(request: HttpRequest) -> HttpResponse:
         request,
         "frontend/play.html",
         {
-            "page": {"code": request.GET.get("code", "").upper(), "role": "play", "csrf": get_token(request)},
+            "page": {"code": request.GET.get("code", "").upper(), "csrf": get_token(request)},
             "flag_problems": FLAG_PROBLEMS,
         },
     )
@@ -183,30 +199,34 @@ def play(request: HttpRequest) -> HttpResponse:
 
 def watch(request: HttpRequest, code: str) -> HttpResponse:
     match = get_object_or_404(Match, join_code=code.upper())
-    return render(
-        request, "frontend/watch.html", {"match": match, "page": {"code": match.join_code, "role": "watch"}}
-    )
+    return render(request, "frontend/watch.html", {"match": match, "page": {"code": match.join_code}})
 
 
 def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpResponse:
     """Leaderboards, ADVSCORE_D with its adversary sensitivity, the Figure-2 plots and the
     per-question table of a fit (default: the latest finished fit of the live event); an empty
     state when there is none. ``?flagged=1`` includes flagged tossups in the aggregates. Answer
-    lines of tossups in matches not yet ended are shown to logged-in users only."""
+    lines of tossups in matches not yet ended are shown to logged-in users only. Fits running now
+    show their progress (polled, ``api_fit_progress``); logged-in users get "Refit now"
+    (``analysis_refit``; ``?refit=queued`` after it)."""
     fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
     include_flagged = request.GET.get("flagged") == "1"
     reveal = request.user.is_authenticated
-    context = (
+    context: dict[str, Any] = (
         analysis.fit_context(fit, include_flagged, reveal_answers=reveal)
         if fit is not None
         else {"fit": None}
     )
     context["fits"] = Fit.objects.order_by("-created_at")[:20]
+    context["running"] = analysis.running_fits()
+    context["latest_id"] = analysis.fit_progress(fit.dataset if fit else analysis.LIVE_DATASET)["latest"]
+    context["refit_queued"] = request.GET.get("refit") == "queued"
     return render(request, "frontend/analysis.html", context)
 
 
 def analysis_subject(request: HttpRequest, fit_id: int, subject: str) -> HttpResponse:
-    """One subject of a fit (``human:<name>``, ``team:<name>``, ``bot:<name>``): skill ± 95 %
+    """One subject of a fit (a live identity ``human:#<id>``, ``team:#<id>``, ``bot:#<id>``, or an
+    imported ``<kind>:<name>``): skill ± 95 %
     interval, rank, and its responses with buzz positions (answer lines of tossups in unended
     matches for logged-in users only). 404 for an unknown fit or subject."""
     fit = get_object_or_404(Fit, pk=fit_id)
@@ -214,6 +234,42 @@ def analysis_subject(request: HttpRequest, fit_id: int, subject: str) -> HttpRes
     if context is None:
         raise Http404(f"no subject {subject!r} in fit {fit_id}")
     return render(request, "frontend/analysis_subject.html", context)
+
+
+@login_required
+@require_POST
+def analysis_refit(request: HttpRequest) -> HttpResponse:
+    """ "Refit now" (organisers and analysts: login, CSRF): queue ``irt.tasks.refit`` of the
+    ``scope`` field (a fit's dataset), which records the live responses again (identities,
+    flags as they are now) and fits; back to the page of fit ``fit`` (if given) with
+    ``?refit=queued``, where the fit's progress shows. 400 for a scope without responses, 503
+    when the broker is unreachable (nothing queued)."""
+    scope = request.POST.get("scope", "").strip()
+    if not scope or len(scope) > 100 or not analysis.has_responses(scope):
+        return HttpResponse(f"no responses to fit in scope {scope!r}", status=400, content_type="text/plain")
+    try:
+        tasks.refit.delay(scope)
+    except KombuOperationalError:
+        log.warning("refit of %s not queued: broker unreachable", scope, exc_info=True)
+        return HttpResponse(
+            "the task queue (Redis) is unreachable: nothing was queued; try again shortly",
+            status=503,
+            content_type="text/plain",
+        )
+    fit_id = request.POST.get("fit", "")
+    page = (
+        reverse("frontend:analysis_fit", args=[int(fit_id)])
+        if fit_id.isdigit()
+        else reverse("frontend:analysis")
+    )
+    return redirect(f"{page}?refit=queued")
+
+
+@require_GET
+def api_fit_progress(request: HttpRequest) -> JsonResponse:
+    """Fits running now and the latest finished one of ``?dataset=`` (the analysis page polls
+    it): ``{"running": [{id, dataset, progress (0–1), stale}], "latest": id | null}``."""
+    return JsonResponse(analysis.fit_progress(request.GET.get("dataset", "")))
 
 
 # --- JSON API ----------------------------------------------------------------------------
@@ -246,11 +302,16 @@ def _join_rate_limited(request: HttpRequest) -> bool:
 
 @require_POST
 def api_join(request: HttpRequest) -> JsonResponse:
-    """``{code, name, team, secret?}`` → ``{player_id, token, team_id, code}``.
+    """``{code, name, team, secret?, handle?, identity_secret?}`` → ``{player_id, token, team_id,
+    code, identity: {handle, secret?}}``.
 
     A new name is seated in the lobby. An existing name gets its seat back only with
     ``secret``: the seat's token (the tablet keeps it) or a reclaim code from the moderator
-    (then the seat gets a new token). CSRF-protected (the play page sets the cookie and sends
+    (then the seat gets a new token). The seat plays as the identity ``handle`` names, claimed
+    with ``identity_secret`` when it exists, created when it does not; without a handle, as a
+    new identity named after ``name`` (``competition.identities.join``). ``identity.secret`` is
+    the new identity's secret, sent once: the tablet keeps it (409 ``seat_taken`` with
+    ``extra.field`` ``handle`` for a handle held by someone else). CSRF-protected (the play page sets the cookie and sends
     ``X-CSRFToken``). Errors ``{code, message}``: 400 ``malformed``/``invalid``/``not_found``/
     ``closed``, 409 ``seat_taken``, 429 ``rate_limited`` (per client IP), 403 ``csrf``."""
     if _join_rate_limited(request):
@@ -274,18 +335,31 @@ def api_join(request: HttpRequest) -> JsonResponse:
         return api_error(
             TossupError("invalid", "secret must be a string (the seat's token or a reclaim code)")
         )
+    handle, identity_secret = body.get("handle", ""), body.get("identity_secret", "")
+    if not isinstance(handle, str) or not isinstance(identity_secret, str) or len(identity_secret) > 200:
+        return api_error(TossupError("invalid", "handle and identity_secret must be strings"))
     try:
-        player = services.join_match(
-            code=fields["code"], name=fields["name"], team=fields["team"], secret=secret.strip()
+        joined = identities.join(
+            code=fields["code"],
+            name=fields["name"],
+            team=fields["team"],
+            secret=secret.strip(),
+            handle=handle,
+            identity_secret=identity_secret.strip(),
         )
     except services.ServiceError as exc:
         return api_error(exc, status=409 if exc.code == "seat_taken" else 400)
+    player = joined.player
+    identity = {"handle": joined.competitor.handle}
+    if joined.secret:
+        identity["secret"] = joined.secret
     return JsonResponse(
         {
             "player_id": player.id,
             "token": player.token,
             "team_id": player.team_id,
             "code": player.match.join_code,
+            "identity": identity,
         }
     )
 
@@ -324,6 +398,38 @@ def api_roster(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse({"players": players})
 
 
+@require_GET
+def api_questions(request: HttpRequest, code: str) -> JsonResponse:
+    """The match's tossups for the moderator's preview and question list: ``{tossups: [{index,
+    question_id, category, tokens, power_index, superpower_index, answer_line, outcome}]}`` in
+    reading order. ``tokens``: every word (marks removed); ``power_index``: words before the power
+    mark (None: unmarked); ``outcome``: answered|dead|skipped as the tossup last ended, None while
+    unread or replayed since. 403 ``forbidden`` without moderator rights."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    outcomes: dict[int, str | None] = {}
+    ends = match.events.filter(event__in=("tossup_started", "tossup_replayed", "tossup_ended")).order_by(
+        "seq"
+    )
+    for event, payload in ends.values_list("event", "payload"):
+        outcomes[payload["question_id"]] = payload["outcome"] if event == "tossup_ended" else None
+    tossups = [
+        {
+            "index": k,
+            "question_id": t.question_id,
+            "category": t.category,
+            "tokens": t.tokens,
+            "power_index": t.power_index,
+            "superpower_index": t.superpower_index,
+            "answer_line": t.answer_line,
+            "outcome": outcomes.get(t.question_id),
+        }
+        for k, t in enumerate(selectors.load_state(match.id).tossups)
+    ]
+    return JsonResponse({"tossups": tossups})
+
+
 @require_POST
 def api_reclaim(request: HttpRequest, code: str, player_id: int) -> JsonResponse:
     """Issue a one-time reclaim code for a human seat: ``{player_id, name, reclaim_code}``.
@@ -350,6 +456,51 @@ FIT_TABLES = {
 def _download(response: HttpResponse, name: str) -> HttpResponse:
     response["Content-Disposition"] = f'attachment; filename="{name.replace(":", "-")}"'
     return response
+
+
+#: Match exports (``competition.exports``): content type and file name suffix per format.
+MATCH_EXPORTS = {
+    "qbj": (qbjfmt.MIME_TYPE, ".qbj"),
+    "cycles": ("application/x-ndjson", "-cycles.jsonl"),
+    "runner": ("application/zip", "-runner.zip"),
+}
+
+
+@require_GET
+def api_match_export(request: HttpRequest, code: str, fmt: str) -> HttpResponse:
+    """A match as a download: ``qbj`` (a QBJ tournament file), ``cycles`` (qb-tournament-runner's
+    ``cycles.jsonl``) or ``runner`` (a zip of every runner file). The files carry guesses and, for
+    ``runner``, answer lines: organisers (login) or the match's moderator token only (the
+    ``X-Moderator-Token`` header or the session of a dashboard opened with it), 403 otherwise;
+    404 for an unknown code or format."""
+    if fmt not in MATCH_EXPORTS:
+        return api_error(TossupError("not_found", f"no export format {fmt!r}"), status=404)
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    content_type, suffix = MATCH_EXPORTS[fmt]
+    if fmt == "runner":
+        body: str | bytes = match_exports.runner_zip(match)
+    elif fmt == "cycles":
+        body = match_exports.render(match, fmt)
+    else:
+        body = json.dumps(match_exports.qbj_document([match]), ensure_ascii=False)
+    return _download(HttpResponse(body, content_type=content_type), f"{match.join_code}{suffix}")
+
+
+@require_GET
+def api_event_export(request: HttpRequest) -> HttpResponse:
+    """Every ended match as one QBJ tournament file; ``?tournament=NAME`` keeps the matches
+    imported from that tournament. Organisers only (login; 403 otherwise)."""
+    if not request.user.is_authenticated:
+        return api_error(TossupError("forbidden", "needs an organiser login"), status=403)
+    matches = Match.objects.filter(status=Match.Status.ENDED).order_by("id")
+    tournament = request.GET.get("tournament", "")
+    if tournament:
+        imported = MatchEvent.objects.filter(event=match_exports.IMPORTED, payload__tournament=tournament)
+        matches = matches.filter(id__in=imported.values("match_id"))
+    body = json.dumps(match_exports.qbj_document(list(matches), tournament or None), ensure_ascii=False)
+    return _download(HttpResponse(body, content_type=qbjfmt.MIME_TYPE), "event.qbj")
 
 
 @require_GET
@@ -380,3 +531,28 @@ def plotly_js(request: HttpRequest) -> FileResponse:
     response = FileResponse(PLOTLY_JS.open("rb"), content_type="text/javascript")
     response["Cache-Control"] = "public, max-age=86400"
     return response
+
+
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    """For load balancers and ``docker compose`` health checks: ``{"database": "ok", "redis": "ok"}``
+    with 200 when both answer (within about a second), else 503 with the failing one's error class."""
+    import redis
+    from django.db import connection
+
+    checks: dict[str, str] = {}
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        checks["database"] = "ok"
+    except Exception as exc:
+        checks["database"] = f"error: {type(exc).__name__}"
+    try:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=1, socket_timeout=1)
+        with client:
+            client.ping()
+        checks["redis"] = "ok"
+    except Exception as exc:
+        checks["redis"] = f"error: {type(exc).__name__}"
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse(checks, status=200 if healthy else 503)

@@ -11,6 +11,7 @@ place; nothing is copied into the repository. No Django imports.
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -180,13 +181,19 @@ def fitted_dataset_scores(
     return result.dataset()
 
 
-def advscore_table(data_dir: Path, leave_one_out: bool = True) -> dict[str, dict[str, dict[str, float]]]:
+def advscore_table(
+    data_dir: Path,
+    leave_one_out: bool = True,
+    progress: Callable[[Iterable[str]], Iterable[str]] | None = None,
+) -> dict[str, dict[str, dict[str, float]]]:
     """Table 1 three ways for each dataset key: ``saved`` (authors' parameters), ``fit`` (Tossup's own
     TwoPL on ``responses/``, with ``loo_min``/``loo_max`` of ADVSCORE_D over leave-one-human-out
-    refits when ``leave_one_out``) and ``paper``. ``data_dir`` is shared/data/advscore.
+    refits when ``leave_one_out``) and ``paper``. ``data_dir`` is shared/data/advscore. ``progress``
+    (optional) wraps the loop over dataset keys (e.g. a progress bar).
     Raises FileNotFoundError if a file is missing."""
     table: dict[str, dict[str, dict[str, float]]] = {}
-    for key, stem in DATASETS.items():
+    for key in (progress or iter)(list(DATASETS)):
+        stem = DATASETS[key]
         experts = key in EXPERT_DATASETS
         matrix = load_responses(data_dir / "responses" / f"responses_{stem}.csv")
         fit = fitted_dataset_scores(matrix, experts)

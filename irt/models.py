@@ -1,7 +1,9 @@
 """The response store shared by live matches and imported response sets, and versioned fits.
 
-A *subject* is ``human:<name>``, ``team:<name>`` or ``bot:<name>``; an *item* is
-``tossup:<id>`` for live tossups or the imported set's own item id.
+A *subject* of a live match is an identity, ``human:#<id>``, ``team:#<id>`` or ``bot:#<id>``
+(``competition.models.Competitor``; pages show its current handle); an imported set's is
+``<kind>:<name>`` from the file. An *item* is ``tossup:<id>`` for live tossups or the imported
+set's own item id.
 """
 
 from __future__ import annotations
@@ -89,6 +91,43 @@ class ItemScore(models.Model):
     kappa = models.FloatField(null=True)
     advscore = models.FloatField(null=True)
     n_responses = models.IntegerField()
+    # Buzz positions over exactly the fit's responses (irt.pipeline._buzz_positions); null when
+    # no subject of that kind buzzed, or the fit predates them.
+    human_buzz_index = models.FloatField(null=True, help_text="humans' mean earliest buzz, 0-based token")
+    human_buzz_read = models.FloatField(null=True, help_text="humans' mean share of the tossup read")
+    human_buzzes = models.IntegerField(null=True, help_text="humans who buzzed")
+    bot_buzz_index = models.FloatField(null=True, help_text="bots' mean earliest buzz, 0-based token")
+    bot_buzz_read = models.FloatField(null=True, help_text="bots' mean share of the tossup read")
+    bot_buzzes = models.IntegerField(null=True, help_text="bots that buzzed")
 
     class Meta:
         ordering = ["-advscore"]
+
+
+class BotEvaluation(models.Model):
+    """One offline evaluation of a bot against human buzz points (``manage.py evaluate_bot``, the
+    ``tools.tasks.evaluate_bot`` task): how it was run (``spec``: guesser, options, tossup and human
+    sources), its progress (0–1) while running, and ``result`` when done: ``metrics`` (the QANTA
+    leaderboard numbers of ``irt.botmetrics``), ``reliability``, ``accuracy_by_fraction``,
+    ``outcomes`` (per tossup), ``cost_usd``, ``errors``."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    name = models.CharField(max_length=200, help_text="the bot as listed on the leaderboard")
+    spec = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    progress = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+    result = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.status})"

@@ -13,6 +13,11 @@ ranked but kept out of the ADVSCORE groups (they would count their players twice
 ``Response.position`` keeps the subject's earliest buzz (0-based token index; a team's: its
 players' earliest), None for a subject that never buzzed.
 
+A live subject is an identity (``competition.models.Competitor``), never a display name:
+``human:#12``, ``team:#3``, ``bot:#7`` (:func:`identity_key`); pages show its current handle
+(``irt.selectors.subject_labels``). Merging or splitting identities reaches the fits when the
+responses are recorded again: :func:`refresh_live_responses`, run by every on-demand refit.
+
 Imported sets (``irt.importers``, ``manage.py import_responses``) live in the same store under their
 own dataset name, one ``source`` per imported file.
 """
@@ -54,7 +59,14 @@ DEFAULT_SETTINGS: dict[str, Any] = {
 
 
 def subject_key(kind: str, name: str) -> str:
+    """An imported subject: ``<kind>:<name>`` (the file's own subject id)."""
     return f"{kind}:{name}"
+
+
+def identity_key(kind: str, competitor_id: int | None, seat_id: int) -> str:
+    """A live subject: ``<kind>:#<competitor id>``; a seat or team without an identity (a row
+    created around the model) is its own subject, ``<kind>:#seat<id>`` — never its name."""
+    return f"{kind}:#{competitor_id}" if competitor_id is not None else f"{kind}:#seat{seat_id}"
 
 
 def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]:
@@ -91,13 +103,19 @@ def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]
         for p in play.seats:
             at = position.get((tossup_id, p.player_id))
             if at is not None or not winners or unbuzzed == "wrong":
-                add(subject_key(p.kind, p.name), p.kind, tossup_id, p.player_id in winners, at)
-        for team_id, team_name in play.human_teams:
-            members = {p.player_id for p in play.seats if p.team_id == team_id}
+                add(
+                    identity_key(p.kind, p.competitor_id, p.player_id),
+                    p.kind,
+                    tossup_id,
+                    p.player_id in winners,
+                    at,
+                )
+        for team in play.human_teams:
+            members = {p.player_id for p in play.seats if p.team_id == team.team_id}
             times = [position[(tossup_id, m)] for m in members if (tossup_id, m) in position]
             if times or not winners or unbuzzed == "wrong":
                 add(
-                    subject_key("team", team_name),
+                    identity_key("team", team.competitor_id, team.team_id),
                     "team",
                     tossup_id,
                     bool(members & winners),
@@ -113,6 +131,24 @@ def record_match_responses(match_id: int, *, unbuzzed: str = "wrong") -> int:
         Response.objects.filter(source=f"match:{match_id}").delete()
         Response.objects.bulk_create(rows)
     return len(rows)
+
+
+def refresh_live_responses(scope: str, *, unbuzzed: str = "wrong") -> int:
+    """Record again, from the buzz log and the identities as they are now, the responses of the
+    live matches in ``scope`` (``live``: every match with stored responses; ``match:<id>``: that
+    match; an imported dataset: none), so merged or split identities, undone buzzes and late
+    rulings reach the next fit. Returns the number of matches recorded."""
+    if scope.startswith("match:"):
+        match_ids = [int(scope.split(":", 1)[1])]
+    elif scope == "live":
+        match_ids = sorted(
+            set(Response.objects.filter(dataset="live").values_list("match_id", flat=True)) - {None}
+        )
+    else:
+        return 0
+    for match_id in match_ids:
+        record_match_responses(match_id, unbuzzed=unbuzzed)
+    return len(match_ids)
 
 
 RESERVED_DATASETS = ("live", "match:")
@@ -184,12 +220,12 @@ def fit_scope(
     rows = list(
         scope_responses(scope)
         .order_by("subject", "item", "source")
-        .values_list("subject", "subject_kind", "item", "tossup_id", "correct")
+        .values_list("subject", "subject_kind", "item", "tossup_id", "correct", "position")
     )
     if not rows:
         raise ValueError(f"no responses for {scope!r}")
     flagged = flagged_tossups({r[3] for r in rows if r[3] is not None})
-    snapshot = _hash({"responses": rows, "flagged": sorted(flagged)})
+    snapshot = _hash({"responses": [r[:5] for r in rows], "flagged": sorted(flagged)})
     settings_hash = _hash({"settings": cfg, "seed": seed})
     claim = uuid.uuid4().hex
     while True:
@@ -320,6 +356,7 @@ def _fit_into(
         )
     n_by_subject = np.bincount(subj, minlength=len(subjects))
     n_by_item = np.bincount(item, minlength=len(items))
+    buzz = _buzz_positions(rows, tossup_of)
     keep = np.array([tossup_of[it] not in flagged for it in items])
     summary: dict[str, Any]
     if result is None:
@@ -337,6 +374,7 @@ def _fit_into(
             summary["sensitivity"] = _sensitivity(
                 subjects, kinds, subj, item, correct, base, model, keep, experts
             )
+    summary["buzz_positions"] = True  # ItemScore carries them (pages tell older fits apart)
     progress(0.9)
     with transaction.atomic():
         if not Fit.objects.select_for_update().filter(pk=fit.pk, worker=claim).exists():
@@ -367,6 +405,7 @@ def _fit_into(
                 kappa=None if result is None else _num(result.kappa[j]),
                 advscore=None if result is None else _num(result.advscore[j]),
                 n_responses=int(n_by_item[j]),
+                **buzz.get(it, {}),
             )
             for j, it in enumerate(items)
         )
@@ -421,6 +460,29 @@ def _sensitivity(
             for r in sens.leave_out
         ],
     }
+
+
+def _buzz_positions(rows: list[tuple], tossup_of: dict[str, int | None]) -> dict[str, dict[str, Any]]:
+    """Per item, from exactly the fit's responses: the mean earliest-buzz token index (0-based)
+    of the humans and of the bots that buzzed, the mean share of the tossup read at it
+    ((index + 1) / tokens, live tossups only) and how many buzzed — as ``ItemScore`` fields."""
+    found: dict[tuple[str, str], list[int]] = {}
+    for subject_kind, it, at in ((r[1], r[2], r[5]) for r in rows):
+        if at is not None and subject_kind in ("human", "bot"):
+            found.setdefault((it, subject_kind), []).append(at)
+    tossups = {it: t for it, _ in found if (t := tossup_of[it]) is not None}
+    tokens = selectors.tossup_token_counts(set(tossups.values()))
+    out: dict[str, dict[str, Any]] = {}
+    for (it, kind), positions in found.items():
+        n = tokens.get(tossups[it]) if it in tossups else None
+        out.setdefault(it, {}).update(
+            {
+                f"{kind}_buzz_index": float(np.mean(positions)),
+                f"{kind}_buzz_read": float(np.mean([(p + 1) / n for p in positions])) if n else None,
+                f"{kind}_buzzes": len(positions),
+            }
+        )
+    return out
 
 
 def _num(x: float) -> float | None:

@@ -9,11 +9,14 @@ are never flagged. Sung et al. 2025, ADVSCORE.md §3.
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
+from competition import selectors as competition_selectors
 from competition.models import Match
 from irt.advscore import dataset_means
 from irt.models import Fit, ItemScore, SubjectSkill
@@ -37,13 +40,34 @@ def unended_match_tossups() -> set[int]:
     return ids
 
 
+IDENTITY_KEY = re.compile(r"^(?:human|team|bot):#(\d+)$")
+
+
+def subject_labels(subjects: Iterable[str]) -> dict[str, str]:
+    """What pages show for each subject key: a live identity (``human:#12``) its current handle
+    (``#12 (merged away or deleted: refit)`` when the identity is gone), an imported subject
+    (``human:ann``) its name."""
+    subjects = list(subjects)
+    ids = {s: int(m.group(1)) for s in subjects if (m := IDENTITY_KEY.match(s))}
+    handles = competition_selectors.identity_handles(ids.values())
+    labels = {}
+    for s in subjects:
+        if s not in ids:
+            labels[s] = s.split(":", 1)[-1]
+        else:
+            labels[s] = handles.get(ids[s], f"#{ids[s]} (merged away or deleted: refit)")
+    return labels
+
+
 def subject_leaderboard(fit: Fit, kind: str | None = None) -> list[dict[str, Any]]:
     """Subjects (optionally one ``kind``: human | team | bot) by skill β, best first:
-    ``{rank, subject, name, kind, skill, se, lo, hi, n_responses}`` with the 95 % interval
+    ``{rank, subject, name (its label: :func:`subject_labels`), kind, skill, se, lo, hi, n_responses}`` with the 95 % interval
     [β − 1.96·SE, β + 1.96·SE] in logits (None where the SE is unknown)."""
     rows = SubjectSkill.objects.filter(fit=fit).order_by("-skill", "subject")
     if kind:
         rows = rows.filter(kind=kind)
+    rows = list(rows)
+    labels = subject_labels(s.subject for s in rows)
     out = []
     for rank, s in enumerate(rows, start=1):
         se = _finite(s.skill_se)
@@ -51,7 +75,7 @@ def subject_leaderboard(fit: Fit, kind: str | None = None) -> list[dict[str, Any
             {
                 "rank": rank,
                 "subject": s.subject,
-                "name": s.subject.split(":", 1)[-1],
+                "name": labels[s.subject],
                 "kind": s.kind,
                 "skill": s.skill,
                 "se": se,

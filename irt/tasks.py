@@ -61,10 +61,13 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     time_limit=1800,
 )
 def refit(self, scope: str = "live", seed: int = 0) -> int:
-    """Refit a scope on demand; returns the Fit id. Reports ``{"fraction"}`` progress meta."""
+    """Refit a scope on demand (the analysis page's "refit now"); returns the Fit id. Live
+    scopes first record their matches' responses again (``pipeline.refresh_live_responses``), so
+    merged or split identities and edited flags reach the fit. Reports ``{"fraction"}`` progress meta."""
 
     def progress(fraction: float) -> None:
         if self.request.id:
             self.update_state(state="PROGRESS", meta={"fraction": fraction, "scope": scope})
 
+    pipeline.refresh_live_responses(scope)
     return pipeline.fit_scope(scope, seed=seed, progress=progress).id

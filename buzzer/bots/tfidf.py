@@ -9,9 +9,10 @@ This is the classic QANTA baseline (Rodriguez et al. 2019), cheap enough to re-g
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import joblib
 import numpy as np
@@ -49,7 +50,7 @@ class Calibration:
 
 
 class TfidfGuesser:
-    """Nearest-class TF-IDF guesser; satisfies ``buzzer.bots.client.Guesser``.
+    """Nearest-class TF-IDF guesser; satisfies ``buzzer.bots.client.Model``.
 
     Build with :meth:`train` or :meth:`from_packets`, persist with :meth:`save` / :meth:`load`.
     ``answers``: list[str] (n_classes,), the display main answer of each class; ``matrix``: CSR
@@ -76,7 +77,12 @@ class TfidfGuesser:
 
     @classmethod
     def train(
-        cls, records: Iterable[tuple[str, str]], *, calibrate: bool = True, seed: int = 0
+        cls,
+        records: Iterable[tuple[str, str]],
+        *,
+        calibrate: bool = True,
+        seed: int = 0,
+        progress: Callable[[Iterable[str]], Iterable[str]] | None = None,
     ) -> TfidfGuesser:
         """Fit on ``(question text, answer line)`` pairs.
 
@@ -85,14 +91,15 @@ class TfidfGuesser:
         skipped. With ``calibrate`` (and at least 50 usable records) up to 2,000 tossups drawn from the last 20 %
         of the records (pass them in chronological order) are held out, a model without them is replayed on prefixes of 20–100 % of their words,
         and a logistic regression on (top-1 cosine, margin to top-2) maps scores to P(correct); otherwise
-        confidence is the raw top-1 cosine.
+        confidence is the raw top-1 cosine. ``progress`` (optional) wraps the pass over the question
+        texts that counts their words, most of the training time (e.g. a progress bar).
         Raises ValueError if no usable record remains.
         """
         questions, answers, classes = answer_classes(records)
         counter = CountVectorizer(
             ngram_range=(1, 2), stop_words="english", strip_accents="unicode", dtype=np.float32
         )
-        counts = counter.fit_transform(questions).tocsr()
+        counts = counter.fit_transform(progress(questions) if progress else questions).tocsr()
         weighting, matrix = _class_tfidf(counts, classes, len(answers))
         model = cls(counter, weighting, matrix, answers, calibration=None)
         if calibrate and len(questions) >= 50:
@@ -172,7 +179,7 @@ class TfidfGuesser:
         path: str | Path,
         max_year: int | None = None,
         sets: Collection[str] | None = None,
-        **train_kwargs: bool,
+        **train_kwargs: Any,
     ) -> TfidfGuesser:
         """Train on the tossups of a qbreader JSONL(.gz) dump (``formats.qbreader.iter_tossups``).
 

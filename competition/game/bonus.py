@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from competition.vocabulary import JUDGE_VERDICTS, Ruling, Verdict
 from scoring.rules import bonus_points
 
-from .commands import VERDICTS, BonusAnswer, Event, RuleViolation
+from .commands import BonusAnswer, Event, RuleViolation
 from .events import (
     AwaitingBonusRuling,
     BonusAnswerGiven,
@@ -69,8 +70,8 @@ def open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
 def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event]) -> None:
     player = seated_player(st, cmd.player_id)
     require_running(st)
-    if cmd.verdict not in VERDICTS:
-        raise RuleViolation("bad_verdict", f"verdict must be one of {VERDICTS}")
+    if cmd.verdict not in JUDGE_VERDICTS:
+        raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(JUDGE_VERDICTS)}")
     b = st.bonus
     if b is None or st.phase not in BONUS_PHASES:
         raise RuleViolation("not_live", "no bonus part is open")
@@ -84,11 +85,11 @@ def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Eve
         raise RuleViolation("answer_window_closed", "this part already has an answer")
     b.pending = PendingAnswer(player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt)
     if st.config.auto_rule:
-        if cmd.verdict == "prompt":
+        if cmd.verdict == Verdict.PROMPT:
             bonus_prompt(st, cmd.directed_prompt, now, ev)
             return
-        if cmd.verdict in ("accept", "reject") or st.config.unattended:
-            rule_bonus(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
+        if cmd.verdict in (Verdict.ACCEPT, Verdict.REJECT) or st.config.unattended:
+            rule_bonus(st, Ruling.CORRECT if cmd.verdict == Verdict.ACCEPT else Ruling.WRONG, now, ev)
             return
     # The moderator rules: always without auto-ruling, else when the judge could not decide.
     b.deadline = None
@@ -105,7 +106,7 @@ def bonus_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event
     window; a second prompt on the same part counts as wrong (QUIZBOWL.md)."""
     b = current_bonus(st)
     if b.prompts >= 1:
-        rule_bonus(st, "wrong", at, ev)
+        rule_bonus(st, Ruling.WRONG, at, ev)
         return
     b.prompts += 1
     b.pending = None
@@ -114,8 +115,8 @@ def bonus_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event
     ev.append(BonusPrompted(b.bonus_id, b.part, directed, b.deadline).event())
 
 
-def rule_bonus(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None:
-    """Score the open bonus part (ruling: correct|wrong|no_penalty|timeout) and move on."""
+def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> None:
+    """Score the open bonus part and move on."""
     b = current_bonus(st)
     spec = bonus_spec(st).parts[b.part]
     # No answer (a timeout): nobody answered, nothing was guessed.
@@ -123,7 +124,7 @@ def rule_bonus(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None:
     player_id, guess, verdict = (None, "", "") if p is None else (p.player_id, p.guess, p.verdict)
     answerer: PlayerSpec | None = None if player_id is None else st.player(player_id)
     bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
-    points = bonus_points(st.config.preset, ruling == "correct", spec.value, bot_class)
+    points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class)
     st.scores[str(b.team_id)] += points
     b.points += points
     b.results.append(PartResult(b.part, player_id, guess, ruling, points))

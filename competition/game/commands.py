@@ -7,9 +7,6 @@ from typing import Any
 
 from competition.errors import RULE_CODES, TossupError
 
-VERDICTS = ("accept", "prompt", "reject", "needs_moderator")
-OUTCOMES = ("accept", "reject", "no_penalty", "prompt")
-
 
 class RuleViolation(TossupError):
     """A command the rules refuse; nothing changed. ``code`` is one of ``competition.errors.RULE_CODES``
@@ -23,16 +20,16 @@ class RuleViolation(TossupError):
 
 @dataclass(frozen=True)
 class Event:
-    """One log entry: ``type`` and ``data`` as in docs/PROTOCOL.md; ``audience`` is "all",
-    "moderator" or "player:<id>"."""
+    """One log entry: ``event`` (its name) and ``data`` as in docs/PROTOCOL.md; ``audience`` is
+    "all", "moderator" or "player:<id>"."""
 
-    type: str
+    event: str
     data: dict[str, Any] = field(default_factory=dict)
     audience: str = "all"
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"type", "data", "audience"}``."""
-        return {"type": self.type, "data": self.data, "audience": self.audience}
+        """``{"event", "data", "audience"}``."""
+        return {"event": self.event, "data": self.data, "audience": self.audience}
 
 
 @dataclass(frozen=True)
@@ -45,6 +42,16 @@ class SeatPlayer:
     name: str
     kind: str = "human"
     weight_class: str = ""
+
+
+@dataclass(frozen=True)
+class Rename:
+    """An organiser corrects the name of team ``team_id`` or of seat ``player_id`` (exactly one
+    of them), at any time: names live in the match spec, so this is the one way to change them."""
+
+    name: str
+    team_id: int | None = None
+    player_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,8 +90,9 @@ class Buzz:
 
 @dataclass(frozen=True)
 class Answer:
-    """The buzzer's answer (also the reply to a prompt). ``verdict`` (accept|prompt|reject|
-    needs_moderator) is the caller's judge suggestion; ``directed_prompt`` its prompt text."""
+    """The buzzer's answer (also the reply to a prompt). ``verdict`` (one of
+    ``competition.vocabulary.JUDGE_VERDICTS``) is the caller's judge suggestion; ``directed_prompt``
+    its prompt text."""
 
     player_id: int
     question_id: int
@@ -110,9 +118,10 @@ class BonusAnswer:
 
 @dataclass(frozen=True)
 class Rule:
-    """Moderator's ruling on the pending tossup buzz or bonus part: accept|reject|no_penalty|prompt."""
+    """Moderator's verdict on the pending tossup buzz or bonus part: one of
+    ``competition.vocabulary.MODERATOR_VERDICTS`` (accept|prompt|reject|no_penalty)."""
 
-    outcome: str
+    verdict: str
     directed_prompt: str | None = None
 
 
@@ -188,6 +197,7 @@ class End:
 
 Command = (
     SeatPlayer
+    | Rename
     | Start
     | Tick
     | Buzz

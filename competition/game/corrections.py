@@ -5,16 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from competition.vocabulary import Ruling
+
 from .commands import Adjust, Event, Protest, RuleViolation
 from .events import PointsAdjusted, TossupReplayed
 from .flow import start_tossup
 from .guards import require_running, score_table
-from .records import Adjustment, BonusRuling, ProtestNote, Resolution, Ruling, TossupRuling
-from .state import MatchState
+from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
+from .state import BONUS_PHASES, MatchState
 from .tossup import buzz_lost
 
 
-def undo(st: MatchState, ev: list[Event]) -> None:
+def undo(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Reverse the newest ruling not yet undone. A wrong buzz on the live tossup makes its team
+    eligible again; the correct buzz whose bonus is being read takes the bonus with it (its parts,
+    newer, are undone first): the match goes to between questions."""
     position = next((i for i in range(len(st.history) - 1, -1, -1) if not st.history[i].undone), None)
     if position is None:
         raise RuleViolation("nothing_to_undo")
@@ -22,7 +27,7 @@ def undo(st: MatchState, ev: list[Event]) -> None:
     t = st.tossup
     if (
         isinstance(entry, TossupRuling)
-        and entry.ruling != "correct"
+        and entry.ruling != Ruling.CORRECT
         and t is not None
         and t.index == entry.tossup_index
         and t.outcome is None
@@ -33,17 +38,29 @@ def undo(st: MatchState, ev: list[Event]) -> None:
             isinstance(h, TossupRuling) and h.tossup_index == t.index and not h.undone and h.points < 0
             for h in st.history
         )
+    withdraw = (
+        isinstance(entry, TossupRuling)
+        and entry.ruling == Ruling.CORRECT
+        and st.bonus is not None
+        and st.phase in BONUS_PHASES
+        and t is not None
+        and t.index == entry.tossup_index
+    )
+    if withdraw:
+        st.bonus = None
+        st.phase = "between"
+        st.between_deadline = now + st.config.between_questions if st.config.auto_advance else None
     ev.append(Event("ruling_undone", undone_data(st, entry, position)))
 
 
-def _mark_undone(st: MatchState, position: int) -> Ruling:
+def _mark_undone(st: MatchState, position: int) -> RulingRecord:
     """Mark the ruling at ``position`` in the history undone and take its points back."""
     st.history[position] = entry = replace(st.history[position], undone=True)
     st.scores[str(entry.team_id)] -= entry.points
     return entry
 
 
-def undone_data(st: MatchState, entry: Ruling, history_index: int) -> dict[str, Any]:
+def undone_data(st: MatchState, entry: RulingRecord, history_index: int) -> dict[str, Any]:
     """``history_index``: the position of the reversed ruling in the match history."""
     data: dict[str, Any] = {
         "history_index": history_index,

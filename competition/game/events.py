@@ -1,6 +1,6 @@
 """Typed payloads of the events the engine emits (docs/PROTOCOL.md "Events").
 
-Each class is one event ``type`` (``TYPE``) for one default audience (``AUDIENCE``: "all",
+Each class is one ``event`` (its name: ``EVENT``) for one default audience (``AUDIENCE``: "all",
 "moderator" or "player:<id>"); ``.event()`` turns it into the :class:`~.commands.Event` stored in
 the log and sent on the wire, its ``data`` being the fields in order. Times are seconds since the
 epoch, ``token_index`` is 0-based, ``scores`` is ``{str(team_id): points}`` after the event.
@@ -19,12 +19,16 @@ class Payload(Record):
     """An event's data; ``.event()`` wraps it for the log."""
 
     __slots__ = ()
-    TYPE: ClassVar[str]
+    EVENT: ClassVar[str]
     AUDIENCE: ClassVar[str] = "all"
 
     def event(self, audience: str | None = None) -> Event:
-        """The log entry: ``Event(TYPE, self.to_dict(), audience or AUDIENCE)``."""
-        return Event(self.TYPE, self.to_dict(), audience or self.AUDIENCE)
+        """The log entry: ``Event(EVENT, self.to_dict(), audience or AUDIENCE)``. ValueError when
+        the payload is for one seat (``AUDIENCE`` ``player:<id>``) and no ``audience`` is given."""
+        audience = audience or self.AUDIENCE
+        if "<" in audience:
+            raise ValueError(f"{self.EVENT} needs the audience of its seat, not {audience!r}")
+        return Event(self.EVENT, self.to_dict(), audience)
 
 
 # -- clock ----------------------------------------------------------------------------------
@@ -32,20 +36,24 @@ class Payload(Record):
 
 @dataclass(frozen=True, slots=True)
 class Paused(Payload):
-    TYPE = "paused"
+    """The clock stopped: no word, answer window or deadline runs until ``resumed``."""
+
+    EVENT = "paused"
 
 
 @dataclass(frozen=True, slots=True)
 class Resumed(Payload):
     """``shift``: seconds every pending deadline moved by."""
 
-    TYPE = "resumed"
+    EVENT = "resumed"
     shift: float
 
 
 @dataclass(frozen=True, slots=True)
 class SpeedChanged(Payload):
-    TYPE = "speed_changed"
+    """The reading speed is now ``wpm`` words per minute."""
+
+    EVENT = "speed_changed"
     wpm: float
 
 
@@ -53,10 +61,20 @@ class SpeedChanged(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class Renamed(Payload):
+    """Team ``team_id`` or seat ``player_id`` (the other is null) is now called ``name``."""
+
+    EVENT = "renamed"
+    team_id: int | None
+    player_id: int | None
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerJoined(Payload):
     """A seat added in the lobby (names and ids only: a seat's token never enters the engine)."""
 
-    TYPE = "player_joined"
+    EVENT = "player_joined"
     player_id: int
     team_id: int
     name: str
@@ -66,12 +84,16 @@ class PlayerJoined(Payload):
 
 @dataclass(frozen=True, slots=True)
 class MatchStarted(Payload):
-    TYPE = "match_started"
+    """The lobby closed; the first tossup follows."""
+
+    EVENT = "match_started"
 
 
 @dataclass(frozen=True, slots=True)
 class MatchEnded(Payload):
-    TYPE = "match_ended"
+    """The final ``scores``."""
+
+    EVENT = "match_ended"
     scores: dict[str, int]
 
 
@@ -79,7 +101,7 @@ class MatchEnded(Payload):
 class TossupStarted(Payload):
     """No source id: it would let a player or bot look the answer up."""
 
-    TYPE = "tossup_started"
+    EVENT = "tossup_started"
     index: int
     question_id: int
     token_count: int
@@ -90,7 +112,7 @@ class TossupStarted(Payload):
 class TossupAnswer(Payload):
     """The answer line and power marks, to the moderator as the tossup starts."""
 
-    TYPE = "tossup_answer"
+    EVENT = "tossup_answer"
     AUDIENCE = "moderator"
     question_id: int
     answer_line: str
@@ -105,7 +127,7 @@ class TossupAnswer(Payload):
 class Words(Payload):
     """Tokens ``start…`` revealed together at ``revealed_at``."""
 
-    TYPE = "words"
+    EVENT = "words"
     question_id: int
     start: int
     words: list[str]
@@ -116,7 +138,7 @@ class Words(Payload):
 class BuzzReceived(Payload):
     """A buzz as received: the client's claims and what the engine decided from them."""
 
-    TYPE = "buzz_received"
+    EVENT = "buzz_received"
     AUDIENCE = "moderator"
     question_id: int
     player_id: int
@@ -135,7 +157,7 @@ class Race(Payload):
     """How the race was decided: ``candidates`` in rank order (``tossup.CANDIDATE_FIELDS``),
     ``rule`` the ranking in words, ``eligible`` the players whose team could still buzz."""
 
-    TYPE = "race"
+    EVENT = "race"
     AUDIENCE = "moderator"
     question_id: int
     candidates: list[dict[str, Any]]
@@ -149,7 +171,8 @@ class Race(Payload):
 class BuzzLost(Payload):
     """To the player whose buzz lost: ``reason`` outraced|tossup_ended."""
 
-    TYPE = "buzz_lost"
+    EVENT = "buzz_lost"
+    AUDIENCE = "player:<id>"
     question_id: int
     reason: str
 
@@ -158,7 +181,7 @@ class BuzzLost(Payload):
 class BuzzWon(Payload):
     """The buzz that won the race: its player answers before ``answer_deadline``."""
 
-    TYPE = "buzz"
+    EVENT = "buzz"
     question_id: int
     player_id: int
     player: str
@@ -177,24 +200,27 @@ class BuzzWon(Payload):
 
 @dataclass(frozen=True, slots=True)
 class TossupRevealed(Payload):
-    """The moderator ended the tossup after ``words_revealed`` tokens."""
+    """The moderator ended the tossup after its first ``revealed_token_count`` tokens; a
+    ``tossup_ended`` (dead) follows."""
 
-    TYPE = "tossup_revealed"
+    EVENT = "tossup_revealed"
     question_id: int
-    words_revealed: int
+    revealed_token_count: int
 
 
 @dataclass(frozen=True, slots=True)
 class TossupEnded(Payload):
-    """``outcome``: answered|dead|skipped."""
+    """``outcome``: answered|dead|skipped. ``words``: the whole tossup, every token as read
+    (the players see the rest of the question after an early buzz)."""
 
-    TYPE = "tossup_ended"
+    EVENT = "tossup_ended"
     question_id: int
     answer_line: str
     power_index: int | None
     superpower_index: int | None
     outcome: str
     scores: dict[str, int]
+    words: list[str]
 
 
 # -- answers and rulings --------------------------------------------------------------------
@@ -204,7 +230,7 @@ class TossupEnded(Payload):
 class AnswerGiven(Payload):
     """A tossup answer waiting for the moderator, with the judge's suggestion."""
 
-    TYPE = "answer_given"
+    EVENT = "answer_given"
     AUDIENCE = "moderator"
     question_id: int
     player_id: int
@@ -218,7 +244,7 @@ class AnswerGiven(Payload):
 class AwaitingRuling(Payload):
     """The clock stopped for a ruling on a tossup answer (not the guess or the verdict)."""
 
-    TYPE = "awaiting_ruling"
+    EVENT = "awaiting_ruling"
     question_id: int
     player_id: int
 
@@ -227,7 +253,7 @@ class AwaitingRuling(Payload):
 class AwaitingBonusRuling(Payload):
     """The clock stopped for a ruling on a bonus part's answer."""
 
-    TYPE = "awaiting_ruling"
+    EVENT = "awaiting_ruling"
     bonus_id: int
     part: int
     player_id: int
@@ -237,7 +263,7 @@ class AwaitingBonusRuling(Payload):
 class Prompted(Payload):
     """The buzzer is prompted and answers again before ``answer_deadline``."""
 
-    TYPE = "prompt"
+    EVENT = "prompt"
     question_id: int
     player_id: int
     directed_prompt: str | None
@@ -248,7 +274,7 @@ class Prompted(Payload):
 class BuzzRuled(Payload):
     """A tossup buzz ruled (``ruling``: correct|wrong|no_penalty|timeout) and scored."""
 
-    TYPE = "buzz_ruled"
+    EVENT = "buzz_ruled"
     question_id: int
     player_id: int
     team_id: int
@@ -265,7 +291,9 @@ class BuzzRuled(Payload):
 
 @dataclass(frozen=True, slots=True)
 class ReadingResumed(Payload):
-    TYPE = "reading_resumed"
+    """After a wrong buzz, reading (or dead time) goes on for the teams still eligible."""
+
+    EVENT = "reading_resumed"
     question_id: int
 
 
@@ -276,7 +304,7 @@ class ReadingResumed(Payload):
 class BonusStarted(Payload):
     """``parts``: how many parts will be read."""
 
-    TYPE = "bonus_started"
+    EVENT = "bonus_started"
     bonus_id: int
     team_id: int
     leadin: str
@@ -287,7 +315,7 @@ class BonusStarted(Payload):
 class BonusAnswerLines(Payload):
     """The whole bonus for the moderator up front: ``{part, text, value, answer_line}`` per part."""
 
-    TYPE = "bonus_answer_lines"
+    EVENT = "bonus_answer_lines"
     AUDIENCE = "moderator"
     bonus_id: int
     parts: list[dict[str, Any]]
@@ -295,7 +323,9 @@ class BonusAnswerLines(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusPartOpened(Payload):
-    TYPE = "bonus_part"
+    """Part ``part`` (0-based) is read; the controlling team answers before ``answer_deadline``."""
+
+    EVENT = "bonus_part"
     bonus_id: int
     part: int
     text: str
@@ -305,7 +335,10 @@ class BonusPartOpened(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusAnswerGiven(Payload):
-    TYPE = "bonus_answer_given"
+    """A bonus part's answer waiting for the moderator (auto-ruling off, or a needs_moderator
+    verdict), with the judge's suggestion."""
+
+    EVENT = "bonus_answer_given"
     AUDIENCE = "moderator"
     bonus_id: int
     part: int
@@ -318,7 +351,10 @@ class BonusAnswerGiven(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusPrompted(Payload):
-    TYPE = "bonus_prompt"
+    """The controlling team is prompted on the open part and answers again before
+    ``answer_deadline``; a second prompt on the same part counts as wrong."""
+
+    EVENT = "bonus_prompt"
     bonus_id: int
     part: int
     directed_prompt: str | None
@@ -329,7 +365,7 @@ class BonusPrompted(Payload):
 class BonusPartRuled(Payload):
     """``player_id`` None: nobody answered (a timeout)."""
 
-    TYPE = "bonus_part_ruled"
+    EVENT = "bonus_part_ruled"
     bonus_id: int
     part: int
     team_id: int
@@ -346,7 +382,9 @@ class BonusPartRuled(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusEnded(Payload):
-    TYPE = "bonus_ended"
+    """The bonus is over: ``points`` earned on it."""
+
+    EVENT = "bonus_ended"
     bonus_id: int
     team_id: int
     points: int
@@ -362,7 +400,7 @@ class BonusEnded(Payload):
 class PointsAdjusted(Payload):
     """``protest_id`` (only when the adjustment resolves a protest)."""
 
-    TYPE = "points_adjusted"
+    EVENT = "points_adjusted"
     team_id: int
     points: int
     reason: str
@@ -380,7 +418,7 @@ class PointsAdjusted(Payload):
 class TossupReplayed(Payload):
     """Tossup ``index`` is read again from its first word (its rulings were undone first)."""
 
-    TYPE = "tossup_replayed"
+    EVENT = "tossup_replayed"
     question_id: int
     index: int
     scores: dict[str, int]

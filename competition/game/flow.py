@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from .commands import Event, RuleViolation, SeatPlayer
-from .events import MatchEnded, MatchStarted, PlayerJoined, TossupAnswer, TossupStarted
+from dataclasses import replace
+
+from .commands import Event, Rename, RuleViolation, SeatPlayer
+from .events import MatchEnded, MatchStarted, PlayerJoined, Renamed, TossupAnswer, TossupStarted
 from .guards import score_table
 from .specs import KINDS, Kind, PlayerSpec
 from .state import MatchState, TossupRun
@@ -24,6 +26,27 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
     st.players = [*st.players, seat]
     # Names and ids only: a seat's token never enters the engine.
     ev.append(PlayerJoined(seat.player_id, seat.team_id, seat.name, seat.kind, seat.weight_class).event())
+
+
+MAX_NAME = 100  # Team.name / Player.name column width
+
+
+def rename(st: MatchState, cmd: Rename, ev: list[Event]) -> None:
+    """Correct a team's or a seat's name (any phase, also after the match ended)."""
+    name = cmd.name.strip() if isinstance(cmd.name, str) else ""
+    if not 0 < len(name) <= MAX_NAME:
+        raise RuleViolation("bad_value", f"a name has 1 to {MAX_NAME} characters")
+    if (cmd.team_id is None) == (cmd.player_id is None):
+        raise RuleViolation("bad_value", "rename a team or a seat: give exactly one of team_id, player_id")
+    if cmd.team_id is not None:
+        if st.team(cmd.team_id) is None:
+            raise RuleViolation("unknown_team")
+        st.teams = [replace(t, name=name) if t.team_id == cmd.team_id else t for t in st.teams]
+    elif cmd.player_id is not None:
+        if st.player(cmd.player_id) is None:
+            raise RuleViolation("unknown_player")
+        st.players = [replace(p, name=name) if p.player_id == cmd.player_id else p for p in st.players]
+    ev.append(Renamed(cmd.team_id, cmd.player_id, name).event())
 
 
 def start_match(st: MatchState, now: float, ev: list[Event]) -> None:

@@ -13,6 +13,8 @@ ended tossup or bonus; ReplayTossup does (see ``corrections.replay_tossup``). Bo
 
 from __future__ import annotations
 
+from competition.vocabulary import Ruling, TossupOutcome
+
 from .bonus import end_bonus, rule_bonus, take_bonus_answer
 from .clock import deadlines, pause, resume, set_speed
 from .commands import (
@@ -26,6 +28,7 @@ from .commands import (
     Next,
     Pause,
     Protest,
+    Rename,
     ReplayTossup,
     Resume,
     Reveal,
@@ -39,7 +42,7 @@ from .commands import (
     Undo,
 )
 from .corrections import adjust, mark_protest, replay_tossup, undo
-from .flow import end_match, seat_player, start_match, start_tossup
+from .flow import end_match, rename, seat_player, start_match, start_tossup
 from .guards import require_running
 from .ruling import apply_rule, rule_tossup, take_answer
 from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState
@@ -66,6 +69,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             pass
         case SeatPlayer():
             seat_player(st, cmd, ev)
+        case Rename():
+            rename(st, cmd, ev)
         case Start():
             start_match(st, now, ev)
         case Buzz():
@@ -85,7 +90,7 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
         case Skip():
             _skip(st, now, ev)
         case Undo():
-            undo(st, ev)
+            undo(st, now, ev)
         case Adjust():
             adjust(st, cmd, now, ev)
         case ReplayTossup():
@@ -127,11 +132,11 @@ def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
         elif kind == "race":
             resolve_race(st, at, ev)
         elif kind == "answer":
-            rule_tossup(st, "timeout", at, ev)
+            rule_tossup(st, Ruling.TIMEOUT, at, ev)
         elif kind == "dead":
-            end_tossup(st, "dead", at, ev)
+            end_tossup(st, TossupOutcome.DEAD, at, ev)
         elif kind == "bonus":
-            rule_bonus(st, "timeout", at, ev)
+            rule_bonus(st, Ruling.TIMEOUT, at, ev)
         elif kind == "between":
             start_tossup(st, st.tossup_index + 1, at, ev)
     flush_words(st, batch, ev)
@@ -140,7 +145,7 @@ def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
 def _skip(st: MatchState, now: float, ev: list[Event]) -> None:
     require_running(st)
     if st.phase in TOSSUP_PHASES:
-        end_tossup(st, "skipped", now, ev)
+        end_tossup(st, TossupOutcome.SKIPPED, now, ev)
     elif st.phase in BONUS_PHASES:
         end_bonus(st, now, ev)
     else:

@@ -157,10 +157,10 @@ class BonusRuling(Record):
         return cls(**{k: v for k, v in d.items() if k != "kind"})
 
 
-Ruling = TossupRuling | BonusRuling
+RulingRecord = TossupRuling | BonusRuling
 
 
-def ruling_from_dict(d: dict[str, Any]) -> Ruling:
+def ruling_from_dict(d: dict[str, Any]) -> RulingRecord:
     """A history entry from its dict, by its ``kind`` (tossup|bonus). Raises ValueError for another kind."""
     if d["kind"] == "tossup":
         return TossupRuling.from_dict(d)

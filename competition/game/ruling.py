@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS, Ruling, TossupOutcome, Verdict
 from scoring.rules import tossup_points
 
 from .bonus import bonus_prompt, rule_bonus
-from .commands import OUTCOMES, VERDICTS, Answer, Event, Rule, RuleViolation
+from .commands import Answer, Event, Rule, RuleViolation
 from .events import AnswerGiven, AwaitingRuling, BuzzRuled, Prompted, ReadingResumed
 from .guards import current_tossup, require_running, score_table, seated_player
 from .records import TossupRuling
@@ -18,8 +19,8 @@ from .tossup import end_tossup
 def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
     player = seated_player(st, cmd.player_id)
     require_running(st)
-    if cmd.verdict not in VERDICTS:
-        raise RuleViolation("bad_verdict", f"verdict must be one of {VERDICTS}")
+    if cmd.verdict not in JUDGE_VERDICTS:
+        raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(JUDGE_VERDICTS)}")
     t = st.tossup
     if t is None or st.phase not in TOSSUP_PHASES:
         raise RuleViolation("not_live")
@@ -37,11 +38,11 @@ def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> Non
     t.buzz = b = replace(
         b, guess=cmd.text, verdict=cmd.verdict, reason=cmd.reason, directed_prompt=cmd.directed_prompt
     )
-    if st.config.auto_rule and (cmd.verdict != "needs_moderator" or st.config.unattended):
-        if cmd.verdict == "prompt":
+    if st.config.auto_rule and (cmd.verdict != Verdict.NEEDS_MODERATOR or st.config.unattended):
+        if cmd.verdict == Verdict.PROMPT:
             give_prompt(st, cmd.directed_prompt, now, ev)
-        else:
-            rule_tossup(st, "correct" if cmd.verdict == "accept" else "wrong", now, ev)
+        else:  # unattended: an undecided answer counts as wrong
+            rule_tossup(st, Ruling.CORRECT if cmd.verdict == Verdict.ACCEPT else Ruling.WRONG, now, ev)
         return
     t.buzz = replace(b, answer_deadline=None)
     st.phase = "ruling"
@@ -59,7 +60,7 @@ def give_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]
     b = t.buzz
     assert b is not None
     if b.prompts >= 1:  # a second prompt counts as wrong
-        rule_tossup(st, "wrong", at, ev)
+        rule_tossup(st, Ruling.WRONG, at, ev)
         return
     t.buzz = b = replace(
         b, prompts=b.prompts + 1, directed_prompt=directed, answer_deadline=at + st.config.prompt_window
@@ -69,38 +70,38 @@ def give_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]
 
 
 def apply_rule(st: MatchState, cmd: Rule, now: float, ev: list[Event]) -> None:
-    if cmd.outcome not in OUTCOMES:
-        raise RuleViolation("bad_outcome", f"outcome must be one of {OUTCOMES}")
+    if cmd.verdict not in MODERATOR_VERDICTS:
+        raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(MODERATOR_VERDICTS)}")
     require_running(st)
     if st.phase in ("answering", "ruling"):
-        if cmd.outcome == "prompt":
+        if cmd.verdict == Verdict.PROMPT:
             give_prompt(st, cmd.directed_prompt, now, ev)
         else:
-            rule_tossup(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
+            rule_tossup(st, Ruling.of(cmd.verdict), now, ev)
     elif st.phase in BONUS_PHASES:
         if st.bonus is None or st.bonus.pending is None:
             raise RuleViolation("no_pending_answer")
-        if cmd.outcome == "prompt":
+        if cmd.verdict == Verdict.PROMPT:
             bonus_prompt(st, cmd.directed_prompt, now, ev)
             return
-        rule_bonus(st, {"accept": "correct", "reject": "wrong"}.get(cmd.outcome, cmd.outcome), now, ev)
+        rule_bonus(st, Ruling.of(cmd.verdict), now, ev)
     else:
         raise RuleViolation("no_pending_answer")
 
 
-def rule_tossup(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None:
-    """Score the current buzz (ruling: correct|wrong|no_penalty|timeout) and move on."""
+def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> None:
+    """Score the current buzz and move on."""
     t = current_tossup(st)
     b = t.buzz
     assert b is not None
     spec = st.tossups[t.index]
     player = seated_player(st, b.player_id)
-    if ruling == "no_penalty":
+    if ruling == Ruling.NO_PENALTY:
         points = 0
     else:
         points = tossup_points(
             st.config.preset,
-            correct=ruling == "correct",
+            correct=ruling == Ruling.CORRECT,
             token_index=b.token_index,
             token_count=len(spec.tokens),
             power_index=spec.power_index,
@@ -143,10 +144,10 @@ def rule_tossup(st: MatchState, ruling: str, at: float, ev: list[Event]) -> None
         ).event()
     )
     t.buzz = None
-    if ruling == "correct":
-        end_tossup(st, "answered", at, ev, winner_team=player.team_id)
+    if ruling == Ruling.CORRECT:
+        end_tossup(st, TossupOutcome.ANSWERED, at, ev, winner_team=player.team_id)
     elif not eligible_teams(st, t):
-        end_tossup(st, "dead", at, ev)
+        end_tossup(st, TossupOutcome.DEAD, at, ev)
     else:
         if t.revealed < len(spec.tokens):
             st.phase, t.next_word_at = "reading", at

@@ -15,7 +15,7 @@ from .records import (
     PartResult,
     PendingAnswer,
     ProtestNote,
-    Ruling,
+    RulingRecord,
     WinningBuzz,
     ruling_from_dict,
 )
@@ -35,7 +35,9 @@ RECORD_FIELDS = ("history", "adjustments", "protests")
 class TossupRun:
     """The live part of the current tossup.
 
-    ``revealed``: number of tokens shown; ``revealed_at[i]``: time token i was shown;
+    ``revealed``: number of tokens shown; ``revealed_at``: when tokens ``revealed_from`` …
+    ``revealed − 1`` were shown — only the tail a buzz can still be placed in (see
+    :meth:`trim_reveals`), so the live state stays small however long the tossup;
     ``locked_teams``: teams whose buzz won a race on this tossup (one buzz per team);
     ``candidates``: buzzes in the open collection window (closes at ``race_deadline``);
     ``held``: bot buzzes waiting for their ``release_at`` (reaction delay); ``buzz``: the
@@ -46,6 +48,7 @@ class TossupRun:
     question_id: int
     revealed: int = 0
     revealed_at: list[float] = field(default_factory=list)
+    revealed_from: int = 0
     next_word_at: float | None = None
     dead_deadline: float | None = None
     locked_teams: list[int] = field(default_factory=list)
@@ -65,6 +68,27 @@ class TossupRun:
             candidates=list(self.candidates),
             held=list(self.held),
         )
+
+    def reveal_time(self, token_index: int) -> float:
+        """When token ``token_index`` was shown. IndexError for a token not revealed yet or
+        trimmed (older than any buzz can be placed at)."""
+        i = token_index - self.revealed_from
+        if not 0 <= i < len(self.revealed_at):
+            raise IndexError(f"reveal time of token {token_index} is not kept")
+        return self.revealed_at[i]
+
+    def trim_reveals(self, window: float) -> None:
+        """Forget reveal times nothing reads any more. ``window``: how far back (seconds) from
+        the last reveal a buzz can be placed and still be waiting for its race; a token is kept
+        if shown within ``window`` of the last reveal, or if it is the last one shown before
+        that (it can be a buzz's floor: the last token shown at or before ``now − delay_bound``)."""
+        latest = self.revealed_at[-1] if self.revealed_at else 0.0
+        drop = 0
+        while drop + 1 < len(self.revealed_at) and self.revealed_at[drop + 1] <= latest - window:
+            drop += 1
+        if drop:
+            del self.revealed_at[:drop]
+            self.revealed_from += drop
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, keys in field order."""
@@ -144,7 +168,7 @@ class MatchState:
     bonus_index: int = 0
     bonus: BonusRun | None = None
     between_deadline: float | None = None
-    history: list[Ruling] = field(default_factory=list)
+    history: list[RulingRecord] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
     protests: list[ProtestNote] = field(default_factory=list)
 
@@ -246,7 +270,7 @@ class MatchState:
         )
 
 
-Records = tuple[list[Ruling], list[Adjustment], list[ProtestNote]]
+Records = tuple[list[RulingRecord], list[Adjustment], list[ProtestNote]]
 _NOT_LIVE = ("config", *SPEC_FIELDS, *RECORD_FIELDS)
 
 

@@ -12,6 +12,8 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Any
 
+from competition.vocabulary import TossupOutcome
+
 from .bonus import start_bonus
 from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
 from .events import BuzzLost, BuzzReceived, BuzzWon, Race, TossupEnded, TossupRevealed, Words
@@ -63,7 +65,10 @@ def flush_words(st: MatchState, batch: list[str], ev: list[Event]) -> None:
     start = t.revealed - len(batch)
     at = t.revealed_at[-1]
     # One batch, one reveal time: that is when the client could first see any of it.
-    t.revealed_at[start:] = [at] * len(batch)
+    t.revealed_at[start - t.revealed_from :] = [at] * len(batch)
+    # A buzz is placed at most MAX_DELAY_BOUND back, and decided at most a reaction delay and a
+    # collection window later: older reveal times are never read again.
+    t.trim_reveals(MAX_DELAY_BOUND + st.config.collection_window + st.config.reaction_delay)
     ev.append(Words(t.question_id, start, list(batch), at).event())
     batch.clear()
 
@@ -88,7 +93,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
     bound = _delay_bound(cmd.delay_bound)
     if not isinstance(cmd.token_index, int) or isinstance(cmd.token_index, bool):
         raise RuleViolation("bad_value", "token_index must be an integer")
-    token_index, floor = decide_token_index(t.revealed_at, cmd.token_index, now, bound)
+    token_index, floor = decide_token_index(t.revealed_at, t.revealed_from, cmd.token_index, now, bound)
     candidate = Candidate(
         player_id=player.player_id,
         team_id=player.team_id,
@@ -113,7 +118,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
             )
         if token_index % preset.buzz_period:
             raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
-        candidate = replace(candidate, release_at=t.revealed_at[token_index] + st.config.reaction_delay)
+        candidate = replace(candidate, release_at=t.reveal_time(token_index) + st.config.reaction_delay)
     ev.append(_received(t.question_id, candidate).event())
     if candidate.release_at is not None and candidate.release_at > now:
         t.held.append(candidate)
@@ -150,17 +155,18 @@ def _delay_bound(value: Any) -> float:
 
 
 def decide_token_index(
-    revealed_at: list[float], claimed: int, now: float, delay_bound: float
+    revealed_at: list[float], revealed_from: int, claimed: int, now: float, delay_bound: float
 ) -> tuple[int, int]:
     """The server's token index of a buzz arriving at ``now``: ``(index, floor)``.
 
-    ``revealed_at[i]``: when token i was shown (non-decreasing; at least one token). ``floor`` is
+    ``revealed_at[i]``: when token ``revealed_from + i`` was shown (non-decreasing; at least one
+    token; the tokens before ``revealed_from`` were shown before ``revealed_at[0]``). ``floor`` is
     the last token revealed at or before ``now − delay_bound`` (0 if none): what the client had
     surely been shown, however slow its link. ``index`` = ``claimed`` clamped to [floor,
     revealed − 1]: a client may say it saw less than the server sent (lag), never less than the
     floor, and never more than was revealed."""
-    last = len(revealed_at) - 1
-    floor = max(0, min(bisect_right(revealed_at, now - delay_bound) - 1, last))
+    last = revealed_from + len(revealed_at) - 1
+    floor = max(0, min(revealed_from + bisect_right(revealed_at, now - delay_bound) - 1, last))
     return max(floor, min(claimed, last)), floor
 
 
@@ -217,7 +223,7 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
     t.buzz = b = WinningBuzz(
         **winner.to_dict(),
         token_count=count,
-        revealed_at=t.revealed_at[winner.token_index],
+        revealed_at=t.reveal_time(winner.token_index),
         # Neg or not is decided by the read when the buzz arrived, not when the window closed.
         fully_read=t.revealed == count and t.revealed_at[-1] <= winner.accepted_at,
         answer_deadline=at + st.config.answer_window,
@@ -262,7 +268,7 @@ def buzz_lost(question_id: int, player_id: int, reason: str) -> Event:
 
 
 def end_tossup(
-    st: MatchState, outcome: str, at: float, ev: list[Event], winner_team: int | None = None
+    st: MatchState, outcome: TossupOutcome, at: float, ev: list[Event], winner_team: int | None = None
 ) -> None:
     t = current_tossup(st)
     for c in [*t.candidates, *t.held]:
@@ -274,7 +280,13 @@ def end_tossup(
     spec = st.tossups[t.index]
     ev.append(
         TossupEnded(
-            t.question_id, spec.answer_line, spec.power_index, spec.superpower_index, outcome, score_table(st)
+            t.question_id,
+            spec.answer_line,
+            spec.power_index,
+            spec.superpower_index,
+            outcome,
+            score_table(st),
+            list(spec.tokens),
         ).event()
     )
     if winner_team is not None and st.bonus_index < len(st.bonuses):
@@ -290,4 +302,4 @@ def reveal(st: MatchState, now: float, ev: list[Event]) -> None:
         raise RuleViolation("bad_phase", "reveal only while the tossup is read or in dead time")
     t = current_tossup(st)
     ev.append(TossupRevealed(t.question_id, t.revealed).event())
-    end_tossup(st, "dead", now, ev)
+    end_tossup(st, TossupOutcome.DEAD, now, ev)

@@ -16,7 +16,7 @@ from scoring.rules import bonus_points
 
 from .commands import Event
 from .records import Candidate
-from .state import MatchState
+from .state import BONUS_PHASES, MatchState
 
 AUDIENCES = ("moderator", "all", "player:<id>")
 
@@ -60,12 +60,12 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "paused": st.paused,
         "preset": st.config.preset.name,
         "teams": [
-            {"id": t.team_id, "name": t.name, "kind": t.kind, "score": st.scores[str(t.team_id)]}
+            {"team_id": t.team_id, "name": t.name, "kind": t.kind, "score": st.scores[str(t.team_id)]}
             for t in st.teams
         ],
         "players": [
             {
-                "id": p.player_id,
+                "player_id": p.player_id,
                 "team_id": p.team_id,
                 "name": p.name,
                 "kind": p.kind,
@@ -148,6 +148,8 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
         out["answer_line"] = spec.answer_line
         out["power_index"] = spec.power_index
         out["superpower_index"] = spec.superpower_index
+    if t.outcome is not None:
+        out["words"] = list(spec.tokens)
     return out
 
 
@@ -192,8 +194,8 @@ def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
         "pending": None,
     }
     if b.pending is not None and moderator:
-        p = b.pending
-        out["pending"] = p.to_dict()
+        # the answer is always to the open part: named, as bonus_answer_given names it
+        out["pending"] = {"part": b.part, **b.pending.to_dict()}
     return out
 
 
@@ -212,11 +214,19 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
     b = v["bonus"]
     if isinstance(d.get("scores"), dict):
         for team in v["teams"]:
-            team["score"] = d["scores"].get(str(team["id"]), team["score"])
-    match event.type:
+            team["score"] = d["scores"].get(str(team["team_id"]), team["score"])
+    match event.event:
         case "player_joined":
             seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class")}
-            v["players"].append({"id": d["player_id"], **seat})
+            v["players"].append({"player_id": d["player_id"], **seat})
+        case "renamed":
+            key, rows = ("team_id", v["teams"]) if d["team_id"] is not None else ("player_id", v["players"])
+            for row in rows:
+                if row[key] == d[key]:
+                    row["name"] = d["name"]
+            you = v.get("you")
+            if you and d["player_id"] == you["player_id"]:
+                you["name"] = d["name"]
         case "match_started":
             v["status"] = "running"
         case "tossup_started":
@@ -281,7 +291,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         case "reading_resumed":
             v["phase"] = _reading_phase(t)
         case "tossup_ended":
-            t.update({k: d[k] for k in ("outcome", "answer_line", "power_index", "superpower_index")})
+            t.update(
+                {k: d[k] for k in ("outcome", "answer_line", "power_index", "superpower_index", "words")}
+            )
             t["buzz"] = None
             if moderator:
                 t["racing"] = []
@@ -306,7 +318,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 b["parts"] = [*b["parts"][: d["part"]], part]
             v["phase"] = "bonus"
         case "bonus_answer_given":
-            b["pending"] = {k: d[k] for k in ("player_id", "guess", "verdict", "reason", "directed_prompt")}
+            b["pending"] = {
+                k: d[k] for k in ("part", "player_id", "guess", "verdict", "reason", "directed_prompt")
+            }
         case "bonus_prompt":
             b.update(pending=None, answer_deadline=d["answer_deadline"])
             v["phase"] = "bonus"
@@ -339,6 +353,12 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 live = t is not None and t["outcome"] is None and t["index"] == entry["tossup_index"]
                 if entry["kind"] == "tossup" and entry["ruling"] != "correct" and live:
                     t["locked_teams"] = [x for x in t["locked_teams"] if x != entry["team_id"]]
+                # The correct buzz whose bonus is being read: the bonus goes with it (engine's undo).
+                earned = (
+                    t is not None and t["index"] == entry["tossup_index"] and entry["ruling"] == "correct"
+                )
+                if entry["kind"] == "tossup" and earned and b is not None and v["phase"] in BONUS_PHASES:
+                    v["bonus"], v["phase"] = None, "between"
         case "protest_marked":
             if moderator:
                 v["protests"].append(dict(d))

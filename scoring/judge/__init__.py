@@ -11,12 +11,14 @@ Modules, in the order a verdict is built:
 - ``grammar``: the answer-line parser (main answer, accept / prompt / reject / do-not-accept directives,
   timing clauses) shared with the bots (``buzzer.bots.answers``);
 - ``matching``: how closely a given answer matches one listed answer (strict / exact / fuzzy / loose);
-- ``decision``: clause precedence and timing → ``Verdict`` (``judge``);
+- ``decision``: clause precedence and timing → ``Judgement`` (``judge``), whose ``verdict`` is a
+  ``competition.vocabulary.Verdict``;
 - ``cli``: ``python -m scoring.judge "<answer line>" "<given>"``.
 """
 
+from competition.vocabulary import Verdict
 from scoring.judge.cli import main
-from scoring.judge.decision import Outcome, Verdict, judge
+from scoring.judge.decision import Judgement, judge
 from scoring.judge.grammar import AnswerLine, main_answer, parse_answer_line
 
-__all__ = ["AnswerLine", "Outcome", "Verdict", "judge", "main", "main_answer", "parse_answer_line"]
+__all__ = ["AnswerLine", "Judgement", "Verdict", "judge", "main", "main_answer", "parse_answer_line"]

@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
         token_count=args.token_count,
         question=args.question,
     )
-    print(f"outcome: {v.outcome}")
+    print(f"verdict: {v.verdict}")
     print(f"directed prompt: {v.directed_prompt or '-'}")
     print(f"reason: {v.reason}")
     return 0

@@ -1,4 +1,4 @@
-"""The decision (pure): parsed answer line + given answer + reveal position → ``Verdict``.
+"""The decision (pure): parsed answer line + given answer + reveal position → ``Judgement``.
 
 Decision order (a hit at a stronger match level always wins over a weaker one):
 
@@ -22,25 +22,23 @@ needs_moderator.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from competition.vocabulary import Verdict
 from scoring.judge.grammar import Answer, AnswerLine, Clause, parse_answer_line
 from scoring.judge.matching import given_variants, match_answer, pair_cost
 from scoring.judge.text import Token, fold, tokens
 
-Outcome = Literal["accept", "prompt", "reject", "needs_moderator"]
-
 
 @dataclass(frozen=True)
-class Verdict:
+class Judgement:
     """The judge's suggestion for one given answer.
 
-    outcome: "accept" | "prompt" | "reject" | "needs_moderator".
+    verdict: accept | prompt | reject | needs_moderator (``competition.vocabulary.JUDGE_VERDICTS``).
     directed_prompt: the text to ask the player on a prompt (``with "…"`` / ``by asking "…"``), else None.
     reason: short human-readable note saying which clause (and which match level) decided.
     """
 
-    outcome: Outcome
+    verdict: Verdict
     directed_prompt: str | None = None
     reason: str = ""
 
@@ -96,10 +94,10 @@ def _decide(
     token_index: int | None,
     token_count: int | None,
     question: str | None,
-) -> Verdict:
+) -> Judgement:
     variants = given_variants(given)
     if not any(t for v in variants for t in v if not t.article):
-        return Verdict("reject", None, "empty answer")
+        return Judgement(Verdict.REJECT, None, "empty answer")
     strict = [fold(given)] + [None] * (len(variants) - 1)
     either = [
         Answer(a.text, [Token(**{**t.__dict__, "required": t is req}) for t in a.tokens], a.lenient, a.strict)
@@ -128,14 +126,14 @@ def _decide(
                 continue
             if undecided:
                 break
-            outcome: Outcome = "accept" if clause.kind in ("accept", "antiprompt") else clause.kind  # type: ignore[assignment]
+            verdict = Verdict.ACCEPT if clause.kind in ("accept", "antiprompt") else Verdict(clause.kind)
             note = " (anti-prompt)" if clause.kind == "antiprompt" else ""
-            directed = clause.directed if outcome == "prompt" else None
-            return Verdict(outcome, directed, f"{outcome}: {level} match on {_describe(clause)}{note}")
+            directed = clause.directed if verdict is Verdict.PROMPT else None
+            return Judgement(verdict, directed, f"{verdict}: {level} match on {_describe(clause)}{note}")
         if undecided:
             clause, level = undecided
-            return Verdict(
-                "needs_moderator",
+            return Judgement(
+                Verdict.NEEDS_MODERATOR,
                 clause.directed,
                 f"{level} match on {_describe(clause)}, but its timing condition cannot be located",
             )
@@ -143,17 +141,19 @@ def _decide(
         for _, _, clause, _ in hits["partial"]:
             if clause.kind in ("accept", "antiprompt"):
                 pp = line.partial_prompt
-                return Verdict("prompt", pp.directed, f'prompt: partial answer ("{pp.source}")')
+                return Judgement(Verdict.PROMPT, pp.directed, f'prompt: partial answer ("{pp.source}")')
     free = [c for c in line.clauses if c.free_text and c.kind in ("accept", "antiprompt")]
     if free:
-        return Verdict(
-            "needs_moderator", None, f'no listed answer matched; free-text clause "{free[0].source}"'
+        return Judgement(
+            Verdict.NEEDS_MODERATOR, None, f'no listed answer matched; free-text clause "{free[0].source}"'
         )
     if hits["partial"]:
-        return Verdict("reject", None, f"reject: partial answer to {_describe(hits['partial'][0][2])}")
+        return Judgement(
+            Verdict.REJECT, None, f"reject: partial answer to {_describe(hits['partial'][0][2])}"
+        )
     if expired:
-        return Verdict("reject", None, f"reject: {_describe(expired)} no longer applies at this buzz")
-    return Verdict("reject", None, "reject: no clause matched")
+        return Judgement(Verdict.REJECT, None, f"reject: {_describe(expired)} no longer applies at this buzz")
+    return Judgement(Verdict.REJECT, None, "reject: no clause matched")
 
 
 def judge(
@@ -163,7 +163,7 @@ def judge(
     token_index: int | None = None,
     token_count: int | None = None,
     question: str | None = None,
-) -> Verdict:
+) -> Judgement:
     """Judge a player's answer against a quizbowl answer line.
 
     answer_line: HTML (``<b><u>…</u></b>`` or ``<u>…</u>`` = required part) or plain text, with ``[…]`` or
@@ -173,15 +173,17 @@ def judge(
     token_index: 0-based index of the last question token the player had seen at the buzz, or None.
     token_count: number of tokens in the question (power marks excluded), or None.
     question: the tossup text, used to locate X in "before/after X is read" clauses; optional.
-    Returns a Verdict; never raises (an answer line that cannot be parsed gives needs_moderator).
+    Returns a Judgement; never raises (an answer line that cannot be parsed gives needs_moderator).
     Grammar: QUIZBOWL.md "Answer lines and judging" (qbreader qb-answer-checker conventions).
     """
     if not given or not given.strip():
-        return Verdict("reject", None, "empty answer")
+        return Judgement(Verdict.REJECT, None, "empty answer")
     try:
         line = parse_answer_line(answer_line or "")
         if not line.clauses[0].answers and len(line.clauses) == 1:
-            return Verdict("needs_moderator", None, "answer line has no parsable answer")
+            return Judgement(Verdict.NEEDS_MODERATOR, None, "answer line has no parsable answer")
         return _decide(line, given, token_index, token_count, question)
     except Exception as exc:  # a judge must never take the match down; the moderator rules instead
-        return Verdict("needs_moderator", None, f"could not parse answer line ({type(exc).__name__}: {exc})")
+        return Judgement(
+            Verdict.NEEDS_MODERATOR, None, f"could not parse answer line ({type(exc).__name__}: {exc})"
+        )

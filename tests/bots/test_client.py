@@ -102,6 +102,7 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
         await s.event("match_ended", scores={})
 
     stats, session = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
+    played = {k: stats.pop(k) for k in ("guesses", "late", "cost")}
     assert stats == {
         "buzzes": 2,
         "correct": 1,
@@ -110,6 +111,8 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
         "bonus_correct": 1,
         "errors": 1,
     }
+    # every model call is a used guess (a tossup prefix or the bonus part); none late, none priced
+    assert played == {"guesses": len(guesser.seen) + 1, "late": 0, "cost": 0.0}
     assert [f["type"] for f in session.frames] == [
         "buzz", "answer", "answer", "buzz", "buzz", "answer", "bonus_answer", "bonus_answer"
     ]  # fmt: skip
@@ -338,3 +341,31 @@ async def test_a_connection_the_server_drops_is_reconnected_but_a_refused_token_
         [dropped, refused], lambda url: run_bot(url, ScriptedGuesser(), threshold=0.5), sessions
     )
     assert len(sessions) == 2 and stats["errors"] == 1
+
+
+async def test_a_snapshot_with_our_bonus_part_open_is_answered() -> None:
+    """After a reconnection the bonus_part event may be gone: the snapshot's open part is answered."""
+    guesser = ScriptedGuesser()
+
+    async def script(s: Session) -> None:
+        state = json.loads(snapshot(seq=20))
+        state["state"]["phase"] = "bonus"
+        state["state"]["bonus"] = {
+            "bonus_id": 4,
+            "team_id": MY_TEAM,
+            "leadin": "Name these.",
+            "part": 1,
+            "parts": [
+                {"part": 0, "text": "first", "value": 10, "result": {"ruling": "correct"}},
+                {"part": 1, "text": "second", "value": 10, "result": None},
+            ],
+        }
+        await s.ws.send(json.dumps(state))
+        s.seq = 20
+        reply = await s.expect("bonus_answer")
+        assert (reply["bonus_id"], reply["part"], reply["text"]) == (4, 1, "bonus answer to second")
+        await s.quiet()
+        await s.event("match_ended", scores={})
+
+    stats, _ = await play(script, lambda url: run_bot(url, guesser, threshold=0.5))
+    assert stats["bonus_answers"] == 1

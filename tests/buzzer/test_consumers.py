@@ -263,7 +263,7 @@ async def test_hostile_frames_from_a_spectator_get_errors_and_the_room_keeps_rea
     actors = await database_sync_to_async(
         lambda: set(
             MatchEvent.objects.filter(match=match)
-            .exclude(type="player_joined")  # the lobby seats, logged by each joining player
+            .exclude(event="player_joined")  # the lobby seats, logged by each joining player
             .values_list("actor", flat=True)
         )
     )()
@@ -309,7 +309,7 @@ async def test_25_sockets_on_one_seat_flooding_buzzes_reach_the_service_a_handfu
             answers[key] = answers.get(key, 0) + 1
     elapsed = asyncio.get_running_loop().time() - t0
     rows = await database_sync_to_async(
-        lambda: MatchEvent.objects.filter(match=match, type="buzz_received").count()
+        lambda: MatchEvent.objects.filter(match=match, event="buzz_received").count()
     )()
     print(
         f"\n1,000 buzzes from 25 sockets on one seat in {elapsed:.2f} s: {len(calls)} reached the service; {answers}"
@@ -362,7 +362,7 @@ async def test_a_repeated_command_id_is_applied_once_and_acked_as_a_duplicate():
     assert first["type"] == "ack" and "duplicate" not in first
     assert second == {"type": "ack", "ref": 2, "seq": first["seq"], "duplicate": True}
     started = await database_sync_to_async(
-        lambda: MatchEvent.objects.filter(match=match, type="match_started").count()
+        lambda: MatchEvent.objects.filter(match=match, event="match_started").count()
     )()
     assert started == 1
     await moderator.disconnect()

@@ -26,7 +26,7 @@ WINDOW = 5.0  # answer window, s
 @database_sync_to_async
 def events(match: Match) -> list[tuple[str, dict[str, Any], str]]:
     return list(
-        MatchEvent.objects.filter(match=match).order_by("seq").values_list("type", "payload", "actor")
+        MatchEvent.objects.filter(match=match).order_by("seq").values_list("event", "payload", "actor")
     )
 
 

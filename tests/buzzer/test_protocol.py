@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from buzzer import protocol
 from competition import game
+from competition.vocabulary import CONNECTION_ROLES
 
 
 def frame(**kw):
@@ -18,42 +19,46 @@ def frame(**kw):
 @pytest.mark.parametrize(
     ("text", "role", "code"),
     [
-        (None, "play", "malformed"),
-        ("not json", "play", "malformed"),
-        ("[1, 2]", "play", "malformed"),
-        ('"buzz"', "play", "malformed"),
-        ("x" * 5000, "play", "malformed"),
-        (frame(type="teleport"), "play", "unknown_type"),
-        (frame(nope=1), "play", "unknown_type"),
-        (frame(type="buzz", question_id=1), "play", "invalid"),
-        (frame(type="buzz", question_id="1", token_index=0), "play", "invalid"),
-        (frame(type="buzz", question_id=True, token_index=0), "play", "invalid"),
-        (frame(type="buzz", question_id=1, token_index=0, client_time="now"), "play", "invalid"),
-        (frame(type="buzz", question_id=1, token_index=0), "watch", "forbidden"),
-        (frame(type="buzz", question_id=1, token_index=0), "moderate", "forbidden"),
-        (frame(type="command", name="start"), "play", "forbidden"),
-        (frame(type="command", name="explode"), "moderate", "unknown_type"),
-        (frame(type="command", name="speed"), "moderate", "invalid"),
-        (frame(type="command", name="speed", wpm=5), "moderate", "invalid"),
-        (frame(type="command", name="rule", outcome="maybe"), "moderate", "invalid"),
-        (frame(type="command", name="adjust", team_id=1, points=5), "moderate", "invalid"),
-        (frame(type="flag", question_id=1, problem="boring"), "play", "invalid"),
-        (frame(type="ping"), "play", "invalid"),
-        ('{"type": "ping", "client_time": NaN}', "play", "invalid"),
-        ('{"type": "ping", "client_time": Infinity}', "play", "invalid"),
-        ('{"type": "ping", "client_time": 1.7e308}', "play", "invalid"),
-        ('{"type": []}', "watch", "unknown_type"),
-        ('{"type": {"a": 1}}', "watch", "unknown_type"),
-        ("[" * 1500 + "]" * 1500, "watch", "malformed"),
-        ('{"type": "ping", "client_time": 1, "x": ' + "[" * 1500 + "]" * 1500 + "}", "watch", "malformed"),
-        (frame(type="buzz", question_id=2**60, token_index=0), "play", "invalid"),
-        (frame(type="buzz", question_id=1, token_index=-(2**53)), "play", "invalid"),
-        (frame(type="ping", client_time=1, ref="r" * 65), "play", "invalid"),
-        (frame(type="ping", client_time=1, ref=1.5), "play", "invalid"),
-        (frame(type="flag", question_id=1, problem="ambiguity", comment=["x"]), "play", "invalid"),
-        (frame(type="command", name="undo", command_id=5), "moderate", "invalid"),
-        (frame(type="heartbeat_ack"), "watch", "invalid"),
-        (b"{}", "watch", "malformed"),
+        (None, "player", "malformed"),
+        ("not json", "player", "malformed"),
+        ("[1, 2]", "player", "malformed"),
+        ('"buzz"', "player", "malformed"),
+        ("x" * 5000, "player", "malformed"),
+        (frame(type="teleport"), "player", "unknown_type"),
+        (frame(nope=1), "player", "unknown_type"),
+        (frame(type="buzz", question_id=1), "player", "invalid"),
+        (frame(type="buzz", question_id="1", token_index=0), "player", "invalid"),
+        (frame(type="buzz", question_id=True, token_index=0), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=0, client_time="now"), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=0), "spectator", "forbidden"),
+        (frame(type="buzz", question_id=1, token_index=0), "moderator", "forbidden"),
+        (frame(type="command", name="start"), "player", "forbidden"),
+        (frame(type="command", name="explode"), "moderator", "unknown_type"),
+        (frame(type="command", name="speed"), "moderator", "invalid"),
+        (frame(type="command", name="speed", wpm=5), "moderator", "invalid"),
+        (frame(type="command", name="rule", verdict="maybe"), "moderator", "invalid"),
+        (frame(type="command", name="adjust", team_id=1, points=5), "moderator", "invalid"),
+        (frame(type="flag", question_id=1, problem="boring"), "player", "invalid"),
+        (frame(type="ping"), "player", "invalid"),
+        ('{"type": "ping", "client_time": NaN}', "player", "invalid"),
+        ('{"type": "ping", "client_time": Infinity}', "player", "invalid"),
+        ('{"type": "ping", "client_time": 1.7e308}', "player", "invalid"),
+        ('{"type": []}', "spectator", "unknown_type"),
+        ('{"type": {"a": 1}}', "spectator", "unknown_type"),
+        ("[" * 1500 + "]" * 1500, "spectator", "malformed"),
+        (
+            '{"type": "ping", "client_time": 1, "x": ' + "[" * 1500 + "]" * 1500 + "}",
+            "spectator",
+            "malformed",
+        ),
+        (frame(type="buzz", question_id=2**60, token_index=0), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=-(2**53)), "player", "invalid"),
+        (frame(type="ping", client_time=1, ref="r" * 65), "player", "invalid"),
+        (frame(type="ping", client_time=1, ref=1.5), "player", "invalid"),
+        (frame(type="flag", question_id=1, problem="ambiguity", comment=["x"]), "player", "invalid"),
+        (frame(type="command", name="undo", command_id=5), "moderator", "invalid"),
+        (frame(type="heartbeat_ack"), "spectator", "invalid"),
+        (b"{}", "spectator", "malformed"),
     ],
 )
 def test_bad_frames_are_refused_with_a_code(text, role, code):
@@ -65,10 +70,10 @@ def test_bad_frames_are_refused_with_a_code(text, role, code):
 
 def test_ref_is_echoed_on_errors_but_only_scalars():
     with pytest.raises(protocol.ProtocolError) as err:
-        protocol.parse(frame(type="buzz", ref=7), "play")
+        protocol.parse(frame(type="buzz", ref=7), "player")
     assert err.value.ref == 7
     with pytest.raises(protocol.ProtocolError) as err:
-        protocol.parse(frame(type="buzz", ref={"a": 1}), "play")
+        protocol.parse(frame(type="buzz", ref={"a": 1}), "player")
     assert err.value.ref is None
 
 
@@ -80,9 +85,9 @@ def test_ref_is_echoed_on_errors_but_only_scalars():
         ({"name": "resume"}, game.Resume()),
         ({"name": "speed", "wpm": 250}, game.SetSpeed(250)),
         ({"name": "skip"}, game.Skip()),
-        ({"name": "rule", "outcome": "accept"}, game.Rule("accept")),
+        ({"name": "rule", "verdict": "accept"}, game.Rule("accept")),
         (
-            {"name": "rule", "outcome": "prompt", "directed_prompt": "Full name?"},
+            {"name": "rule", "verdict": "prompt", "directed_prompt": "Full name?"},
             game.Rule("prompt", "Full name?"),
         ),
         ({"name": "undo"}, game.Undo()),
@@ -92,14 +97,14 @@ def test_ref_is_echoed_on_errors_but_only_scalars():
     ],
 )
 def test_moderator_commands_map_to_engine_commands(msg, expected):
-    parsed = protocol.parse(json.dumps({"type": "command", **msg}), "moderate")
+    parsed = protocol.parse(json.dumps({"type": "command", **msg}), "moderator")
     assert protocol.moderator_command(parsed) == expected
 
 
 def test_valid_player_frames_pass_through():
-    msg = protocol.parse(frame(type="buzz", question_id=4, token_index=9, client_time=1.5, ref="a"), "play")
+    msg = protocol.parse(frame(type="buzz", question_id=4, token_index=9, client_time=1.5, ref="a"), "player")
     assert msg["question_id"] == 4 and msg["token_index"] == 9 and msg["ref"] == "a"
-    assert protocol.parse(frame(type="ping", client_time=3), "watch")["client_time"] == 3
+    assert protocol.parse(frame(type="ping", client_time=3), "spectator")["client_time"] == 3
 
 
 def test_rate_limiter_allows_a_burst_then_refuses_until_refilled():
@@ -202,12 +207,11 @@ _HOSTILE = st.one_of(
     st.lists(st.integers(), max_size=3),
     st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
 )
-_NAMES = sorted({*protocol.MESSAGES, *protocol.COMMANDS, "warp", ""})
+_NAMES = sorted({*protocol.FRAMES, *protocol.COMMANDS, "warp", ""})
 _FIELDS = sorted(
-    {f for _, fields in protocol.MESSAGES.values() for f in fields}
-    | {f for _, fields in protocol.COMMANDS.values() for f in fields}
-    | {f for fields in protocol.OPTIONAL.values() for f in fields}
-    | {"ref", "command_id", "comment", "client_time", "after_seq"}
+    {f for spec in protocol.FRAMES.values() for f in spec.fields}
+    | {f for spec in protocol.COMMANDS.values() for f in spec.fields}
+    | {"ref", "x"}
 )
 
 
@@ -239,7 +243,7 @@ def hostile_frames(draw) -> str | bytes | None:
 
 
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(text=hostile_frames(), role=st.sampled_from(["play", "moderate", "watch"]))
+@given(text=hostile_frames(), role=st.sampled_from(CONNECTION_ROLES))
 def test_fuzzed_frames_give_a_message_or_a_known_error(text, role):
     try:
         msg = protocol.parse(text, role)  # type: ignore[arg-type]
@@ -247,10 +251,12 @@ def test_fuzzed_frames_give_a_message_or_a_known_error(text, role):
         assert exc.code in protocol.ERROR_CODES and exc.message
         assert exc.ref is None or isinstance(exc.ref, (str, int))
         return
-    assert isinstance(msg, dict) and msg["type"] in protocol.MESSAGES
-    roles, fields = protocol.MESSAGES[msg["type"]]
-    assert role in roles
-    for name in fields:  # every required number is finite and bounded
+    assert isinstance(msg, dict) and msg["type"] in protocol.FRAMES
+    spec = protocol.FRAMES[msg["type"]]
+    assert role in spec.roles
+    fields = {**spec.fields, **(protocol.COMMANDS[msg["name"]].fields if msg["type"] == "command" else {})}
+    assert set(msg) <= {"type", "ref", *fields}  # nothing undeclared goes on
+    for name in set(fields) & set(msg):  # every number is finite and bounded
         value = msg[name]
         assert not isinstance(value, bool)
         if isinstance(value, (int, float)):

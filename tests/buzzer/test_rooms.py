@@ -50,7 +50,7 @@ def start(match: Match) -> services.Applied:
 
 @database_sync_to_async
 def words_events(match: Match) -> list[dict[str, Any]]:
-    return [e.payload for e in MatchEvent.objects.filter(match=match, type="words").order_by("seq")]
+    return [e.payload for e in MatchEvent.objects.filter(match=match, event="words").order_by("seq")]
 
 
 async def eventually(pred, timeout: float = 5.0) -> None:
@@ -261,7 +261,7 @@ async def test_a_driver_that_was_away_resumes_the_reading_instead_of_dumping_the
         await driver.stop()
     rows = await database_sync_to_async(
         lambda: list(
-            MatchEvent.objects.filter(match=match).order_by("seq").values_list("type", "payload", "actor")
+            MatchEvent.objects.filter(match=match).order_by("seq").values_list("event", "payload", "actor")
         )
     )()
     kinds = [k for k, _, _ in rows]

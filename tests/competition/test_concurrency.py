@@ -109,17 +109,17 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
     team_of = {p.id: p.team_id for p in players}
     assert len(acked) == len(TEAMS) and {team_of[pid] for pid in acked} == {p.team_id for p in players}
 
-    received = MatchEvent.objects.filter(match=match, type="buzz_received")
+    received = MatchEvent.objects.filter(match=match, event="buzz_received")
     assert sorted(e.payload["player_id"] for e in received) == sorted(acked)
-    assert not MatchEvent.objects.filter(match=match, type="buzz").exists()  # window still open
+    assert not MatchEvent.objects.filter(match=match, event="buzz").exists()  # window still open
 
     services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=press_at + 0.2)
-    (won,) = MatchEvent.objects.filter(match=match, type="buzz")
+    (won,) = MatchEvent.objects.filter(match=match, event="buzz")
     token_of = {e.payload["player_id"]: e.payload["token_index"] for e in received}
     assert won.payload["player_id"] == min(acked, key=lambda pid: token_of[pid])
-    (race,) = MatchEvent.objects.filter(match=match, type="race")
+    (race,) = MatchEvent.objects.filter(match=match, event="race")
     assert sorted(c["player_id"] for c in race.payload["candidates"]) == sorted(acked)
-    lost = MatchEvent.objects.filter(match=match, type="buzz_lost")
+    lost = MatchEvent.objects.filter(match=match, event="buzz_lost")
     assert sorted(int(e.audience.split(":")[1]) for e in lost) == sorted(acked - {won.payload["player_id"]})
     assert Buzz.objects.filter(match=match).count() == 1
 
@@ -180,9 +180,10 @@ def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(fil
     scores = Match.objects.get(pk=match.pk).state["scores"]
     if name == "undo":  # South's ruling reversed, North's neg kept
         assert (scores[str(teams["North"])], scores[str(teams["South"])]) == (-5, 0)
-        assert MatchEvent.objects.filter(match=match, type="ruling_undone").count() == 1
+        assert MatchEvent.objects.filter(match=match, event="ruling_undone").count() == 1
     else:
         assert scores[str(teams["East"])] == 5
         assert (
-            MatchEvent.objects.filter(match=match, type="points_adjusted", command_id=command_id).count() == 1
+            MatchEvent.objects.filter(match=match, event="points_adjusted", command_id=command_id).count()
+            == 1
         )

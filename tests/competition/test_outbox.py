@@ -92,7 +92,7 @@ def test_a_match_ended_while_the_broker_is_down_gets_its_fit_once_the_broker_is_
     ended = play_and_end(match, django_capture_on_commit_callbacks)  # raises nothing
 
     assert published == [match.id]
-    assert MatchEvent.objects.filter(match=match, type="match_ended", seq=ended.seq).exists()
+    assert MatchEvent.objects.filter(match=match, event="match_ended", seq=ended.seq).exists()
     (job,) = Outbox.objects.filter(match=match)
     assert (job.topic, job.dispatched_at, job.done_at, job.attempts) == ("fit_after_match", None, None, 1)
     assert services.sweep_outbox() == 0  # still down: kept for later

@@ -48,7 +48,7 @@ def reply(match: Match, player: Player, text: str, now: float) -> services.Appli
 
 def log(match: Match, event: str | None = None) -> list[MatchEvent]:
     rows = MatchEvent.objects.filter(match=match).order_by("seq")
-    return list(rows.filter(type=event) if event else rows)
+    return list(rows.filter(event=event) if event else rows)
 
 
 def seats(match: Match) -> dict[str, Player]:
@@ -93,7 +93,7 @@ def test_a_won_race_writes_one_buzz_row_with_times_race_record_and_eligible_seat
     assert (row.token_index, row.token_count) == (3, 20)
     assert row.revealed_at == pytest.approx(shown.payload["revealed_at"]) == pytest.approx(T0 + 3 * WORD)
     assert row.received_at == row.accepted_at == T0 + 0.35
-    assert (row.client_pressed_at, row.corrected_press_at) == (42.0, T0 + 0.34)
+    assert (row.client_time, row.corrected_press_at) == (42.0, T0 + 0.34)
     assert sorted(row.eligible) == sorted(pl.id for pl in p.values())
     assert row.race == race.payload and race.audience == "moderator"
     assert race.payload["winner"] == p["alice"].id
@@ -110,7 +110,7 @@ def test_an_auto_ruled_answer_records_guess_verdict_ruling_points_and_time(match
     assert (row.guess, row.verdict, row.ruling, row.points) == ("moby dick", "accept", "correct", 15)
     assert "strict match" in row.verdict_reason and row.ruled_at == T0 + 1.5
     assert scores(match)[str(p["alice"].team_id)] == 15
-    assert [e.type for e in log(match)][-3:] == ["bonus_started", "bonus_answer_lines", "bonus_part"]
+    assert [e.event for e in log(match)][-3:] == ["bonus_started", "bonus_answer_lines", "bonus_part"]
 
 
 def test_the_judges_verdict_is_kept_when_the_moderator_rules_otherwise(moderated):
@@ -414,7 +414,7 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
         signals.events_committed.disconnect(dispatch_uid="test-lobby-join")
     after = Match.objects.get(pk=m.pk)
     [row] = log(m)[before.seq :]
-    assert (row.seq, row.type, row.audience, row.actor) == (
+    assert (row.seq, row.event, row.audience, row.actor) == (
         before.seq + 1,
         "player_joined",
         "all",
@@ -432,7 +432,7 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
     # The stored state is the state before the join with that event applied: one state per seq.
     old_state = selectors.match_state(before)
     for audience in ("moderator", "all"):
-        event = game.Event(row.type, row.payload, row.audience)
+        event = game.Event(row.event, row.payload, row.audience)
         assert game.apply_event(game.view(old_state, audience), event) == game.view(
             selectors.match_state(after), audience
         )
@@ -510,7 +510,7 @@ def test_a_whole_match_has_strictly_increasing_gapless_seqs(match):
     rows = log(match)
     assert [r.seq for r in rows] == list(range(1, len(rows) + 1))
     assert heads == sorted(heads) and heads[-1] == rows[-1].seq == Match.objects.get(pk=match.pk).seq
-    assert rows[-1].type == "match_ended"
+    assert rows[-1].event == "match_ended"
     assert Match.objects.get(pk=match.pk).status == Match.Status.ENDED
 
 
@@ -518,7 +518,7 @@ def test_applied_events_are_the_stored_rows_with_the_actor(match):
     applied = run(match, game.Tick(), T0 + 0.35, actor="driver")
     stored = log(match)[-len(applied.events) :]
     assert [(e["seq"], e["event"], e["data"], e["audience"]) for e in applied.events] == [
-        (r.seq, r.type, r.payload, r.audience) for r in stored
+        (r.seq, r.event, r.payload, r.audience) for r in stored
     ]
     assert {e["actor"] for e in applied.events} == {"driver"}
     assert applied.next_deadline == pytest.approx(T0 + 4 * WORD)
@@ -579,7 +579,7 @@ def test_a_buzz_before_the_start_is_refused_and_stores_nothing():
     with pytest.raises(game.RuleViolation) as exc:
         press(m, alice, 0, T0)
     assert exc.value.reason == "not_live"
-    assert {e.type for e in log(m)} == {"player_joined"} and Match.objects.get(pk=m.pk).seq == joined == 3
+    assert {e.event for e in log(m)} == {"player_joined"} and Match.objects.get(pk=m.pk).seq == joined == 3
 
 
 def test_an_answer_out_of_turn_is_refused_and_records_no_verdict(match):

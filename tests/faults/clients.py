@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 from websockets.asyncio.client import ClientConnection, connect
 
 from buzzer import protocol
+from competition.vocabulary import MODERATOR_VERDICTS, FlagProblem
 from tests.faults.conftest import Frame
 
 REPLY_TYPES = frozenset({"error", "ack", "pong", "snapshot"})  # a client frame's answer
@@ -284,7 +285,7 @@ def _field_value(types: tuple[type, ...], avoid: frozenset[int]) -> st.SearchStr
     the type check and into the service/engine), sometimes anything at all."""
     if str in types:
         right: st.SearchStrategy[Any] = st.one_of(
-            st.text(max_size=60), st.sampled_from([*protocol.PROBLEMS, *protocol.RULE_OUTCOMES])
+            st.text(max_size=60), st.sampled_from([*FlagProblem, *MODERATOR_VERDICTS])
         )
     elif float in types:
         right = st.one_of(st.integers(), st.floats(allow_nan=True, allow_infinity=True), st.just(HUGE))
@@ -297,14 +298,15 @@ def _field_value(types: tuple[type, ...], avoid: frozenset[int]) -> st.SearchStr
 
 def frame_strategy(avoid: frozenset[int]) -> st.SearchStrategy[Any]:
     """One fuzzed frame as a JSON-ready value (usually an object): a message of every
-    ``protocol.MESSAGES`` type and every moderator ``protocol.COMMANDS`` name with schema
+    ``protocol.FRAMES`` type and every moderator ``protocol.COMMANDS`` name with its declared
     fields, hostile values and extra keys, or arbitrary JSON. ``avoid``: integers never used
     for schema int fields (the match's tossup/bonus/team/player ids)."""
 
-    def message(kind: str, fields: dict[str, tuple[type, ...]]) -> st.SearchStrategy[Any]:
-        required = {name: _field_value(types, avoid) for name, types in fields.items()}
+    def message(kind: str, fields: dict[str, protocol.Field]) -> st.SearchStrategy[Any]:
+        required = {name: _field_value(f.types, avoid) for name, f in fields.items() if f.required}
         extra = {
             "ref": json_values,
+            **{name: _field_value(f.types, avoid) for name, f in fields.items() if not f.required},
             "client_time": _field_value((int, float), avoid),
             "command_id": json_values,
             "comment": json_values,
@@ -314,13 +316,11 @@ def frame_strategy(avoid: frozenset[int]) -> st.SearchStrategy[Any]:
         optional = {k: v for k, v in extra.items() if k not in required}
         return st.fixed_dictionaries({"type": type_value, **required}, optional=optional)
 
-    messages = [message(kind, fields) for kind, (_, fields) in protocol.MESSAGES.items()]
+    messages = [message(kind, spec.fields) for kind, spec in protocol.FRAMES.items()]
     # Moderator commands weigh as one message type (the fuzzers' roles may not send them).
     per_command = [
-        message("command", {**fields, **protocol.OPTIONAL.get(name, {})}).map(
-            lambda m, name=name: {**m, "name": name}
-        )
-        for name, (_, fields) in protocol.COMMANDS.items()
+        message("command", spec.fields).map(lambda m, name=name: {**m, "name": name})
+        for name, spec in protocol.COMMANDS.items()
     ]
     commands = st.one_of(*per_command).map(lambda m: m)  # map: one_of would flatten it
     unhashable_type = st.fixed_dictionaries(

@@ -305,7 +305,7 @@ rows = MatchEvent.objects.filter(match__join_code={code!r}).order_by("seq")
 aud = {list(audiences) if audiences else None!r}
 if aud is not None:
     rows = rows.filter(audience__in=aud)
-result = [dict(seq=r.seq, event=r.type, data=r.payload, audience=r.audience, actor=r.actor) for r in rows]
+result = [dict(seq=r.seq, event=r.event, data=r.payload, audience=r.audience, actor=r.actor) for r in rows]
 """
         return self.db_query(snippet)
 

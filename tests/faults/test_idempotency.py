@@ -87,7 +87,7 @@ async def _double_commands(srv: Served, m: dict[str, Any]) -> dict[str, Any]:
         lambda f: is_event("buzz_ruled")(f) and f["data"]["player_id"] == rulings[1]["player_id"]
     )
     undo = await send_thrice(mod1, mod2, "undo", {})
-    red = next(t["id"] for t in m["teams"] if t["name"] == "Red")
+    red = next(t["team_id"] for t in m["teams"] if t["name"] == "Red")
     adjust_fields = {"team_id": red, "points": 7, "reason": "protest upheld"}
     await mod1.wait_for(is_event("ruling_undone"))
     adjust = await send_thrice(mod1, mod2, "adjust", adjust_fields)
@@ -120,7 +120,7 @@ def test_a_double_undo_and_a_double_adjust_apply_once(serve):
     )
     out = asyncio.run(_double_commands(srv, m))
     log = srv.events(m["code"])
-    red, blue = str(out["red"]), str(next(t["id"] for t in m["teams"] if t["name"] == "Blue"))
+    red, blue = str(out["red"]), str(next(t["team_id"] for t in m["teams"] if t["name"] == "Blue"))
     undone = [e for e in log if e["event"] == "ruling_undone"]
     adjusted = [e for e in log if e["event"] == "points_adjusted"]
     final = srv.db_query(

@@ -1,39 +1,22 @@
 """One real-browser run of the analyst page: headless Chromium (Debian's /usr/bin/chromium via
 playwright) against uvicorn over a scratch database holding a fit of a simulated response matrix
-imported with ``import_responses --fit``. Asserts the plotly charts drew SVG traces and the
-per-question table sorts on a header click. Screenshot: /tmp/tossup-analysis.png."""
+imported with ``import_responses --fit``. Asserts the plotly charts drew SVG traces, the
+per-question table sorts on a header click, in natural order for item ids and names, and every
+"—" has its reason as hover text. Screenshot: /tmp/tossup-analysis.png."""
 
 from __future__ import annotations
 
 import csv
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from config import launcher
 from tests.support.browser import chromium
-from tools.databases import scratch_database
-
-BASE_DIR = Path(__file__).resolve().parents[2]
+from tests.support.live import live_server, manage
 
 pytestmark = pytest.mark.browser
-
-
-def manage(env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return done.stdout
 
 
 def write_matrix(path: Path, seed: int = 0) -> None:
@@ -55,19 +38,16 @@ def write_matrix(path: Path, seed: int = 0) -> None:
 @pytest.fixture
 def server(tmp_path: Path, redis_url: str):
     """(base URL, fit id) of a uvicorn process over a migrated scratch DB with one imported fit."""
-    with scratch_database(tmp_path) as db_url:
-        env = launcher.child_env(DATABASE_URL=db_url, REDIS_URL=redis_url)
-        manage(env, "migrate", "--noinput")
+    fit: list[int] = []
+
+    def import_fit(env: dict[str, str]) -> None:
         matrix = tmp_path / "sim.csv"
         write_matrix(matrix)
         out = manage(env, "import_responses", str(matrix), "--format", "advscore", "--fit")
-        fit_id = int(re.search(r"fit #(\d+)", out).group(1))
-        port = launcher.free_port()
-        proc = launcher.start_server(port, env, log=tmp_path / "server.log")
-        try:
-            yield f"http://127.0.0.1:{port}", fit_id
-        finally:
-            launcher.stop(proc)
+        fit.append(int(re.search(r"fit #(\d+)", out).group(1)))
+
+    with live_server(tmp_path, redis_url, import_fit) as (url, _):
+        yield url, fit[0]
 
 
 def test_analysis_page_plots_and_sorts_in_a_real_browser(server: tuple[str, int]) -> None:
@@ -97,6 +77,21 @@ def test_analysis_page_plots_and_sorts_in_a_real_browser(server: tuple[str, int]
         page.click("#items thead th:nth-child(7)")  # θ
         thetas = column(7)
         assert len(set(thetas)) > 10 and thetas == sorted(thetas, reverse=True)
+        # Natural order: the imported items q1…q40 sort as 1, 2, …, 10, not 1, 10, 2.
+        page.click("#items thead th:nth-child(1)")  # descending first
+        page.click("#items thead th:nth-child(1)")
+        expect(page.locator("#items thead th:nth-child(1)")).to_have_attribute("aria-sort", "ascending")
+        ids = page.locator("#items tbody tr td:nth-child(1)").all_inner_texts()
+        assert ids[:11] == [f"q{k}" for k in range(1, 12)]
+        page.click("#leaderboard thead th:nth-child(1)")
+        page.click("#leaderboard thead th:nth-child(1)")
+        names = page.locator("#leaderboard tbody tr td:nth-child(1)").all_inner_texts()
+        humans = [n for n in names if n.startswith("p")]
+        assert humans == [f"p{k}" for k in range(25)]
+        # Every "—" on the page carries its reason as hover text.
+        dashes = page.locator("abbr.missing")
+        titles = dashes.evaluate_all("els => els.map(e => e.title)")
+        assert all(titles) and page.locator("td:text-is('—'):not(:has(abbr))").count() == 0
         page.screenshot(path="/tmp/tossup-analysis.png", full_page=True)
         assert errors == []
 

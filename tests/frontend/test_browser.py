@@ -11,17 +11,12 @@ with a reclaim code the moderator issues from the dashboard's roster. Screenshot
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from config import launcher
 from tests.support.browser import chromium
-from tools.databases import scratch_database
-
-BASE_DIR = Path(__file__).resolve().parents[2]
+from tests.support.live import live_server, manage
 
 pytestmark = pytest.mark.browser
 
@@ -29,32 +24,16 @@ pytestmark = pytest.mark.browser
 ORGANISER = ("org", "browser-test-password")
 
 
-def manage(env: dict[str, str], *args: str, stdin: str | None = None) -> None:
-    subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=BASE_DIR,
-        env=env,
-        check=True,
-        capture_output=True,
-        timeout=300,
-        input=stdin.encode() if stdin is not None else None,
-    )
+def _demo_with_organiser(env: dict[str, str]) -> None:
+    manage(env, "import_questions", "--demo")
+    manage(env, "create_organiser", ORGANISER[0], "--password-stdin", stdin=ORGANISER[1] + "\n")
 
 
 @pytest.fixture
 def server(tmp_path: Path, redis_url: str):
     """(base URL) of a uvicorn process over a migrated scratch DB with the demo packet."""
-    with scratch_database(tmp_path) as db_url:
-        env = launcher.child_env(DATABASE_URL=db_url, REDIS_URL=redis_url)
-        manage(env, "migrate", "--noinput")
-        manage(env, "import_questions", "--demo")
-        manage(env, "create_organiser", ORGANISER[0], "--password-stdin", stdin=ORGANISER[1] + "\n")
-        port = launcher.free_port()
-        proc = launcher.start_server(port, env, log=tmp_path / "server.log")
-        try:
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            launcher.stop(proc)
+    with live_server(tmp_path, redis_url, _demo_with_organiser) as (url, _):
+        yield url
 
 
 def test_player_buzzes_and_scores_in_a_real_browser(server: str) -> None:
@@ -89,6 +68,9 @@ def test_player_buzzes_and_scores_in_a_real_browser(server: str) -> None:
         player.click("#join-form button[type=submit]")
         expect(player.locator("#conn")).to_have_text("live")
         expect(player.locator("#buzz")).to_be_disabled()
+        # The tablet keeps the new identity (handle and secret) for the next match it joins.
+        identity = player.evaluate("JSON.parse(localStorage.getItem('tossup.identity'))")
+        assert identity["handle"] == "Ada" and len(identity["secret"]) > 20
 
         mod.click("button[data-cmd=start]")
         expect(player.locator("#q-text .w").nth(4)).to_be_visible(timeout=15_000)

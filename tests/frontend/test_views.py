@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from competition import services
-from competition.models import Bonus, Buzz, Flag, Match, Packet, Player, QuestionSet, Tossup
+from competition.models import Bonus, Flag, Match, Packet, Player, QuestionSet, Tossup, hash_secret
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 
 pytestmark = pytest.mark.django_db
@@ -243,6 +243,9 @@ def test_api_join_seats_a_player_and_the_seat_comes_back_only_with_its_token(mat
     assert status == 200
     player = Player.objects.get(id=body["player_id"])
     assert (player.name, player.team.name, player.kind) == ("Ada", "Blue", "human")
+    # A new identity named after the seat; its secret is sent once, for the tablet to keep.
+    identity = body.pop("identity")
+    assert identity["handle"] == "Ada" and player.competitor.secret_hash == hash_secret(identity["secret"])
     assert body == {
         "player_id": player.id,
         "token": player.token,
@@ -260,12 +263,43 @@ def test_api_join_seats_a_player_and_the_seat_comes_back_only_with_its_token(mat
         assert status == 409 and refused["code"] == "seat_taken"
     # The tablet holding the token gets the same seat back, before and after the start.
     secret = {"code": match.join_code, "name": "Ada", "team": "Blue", "secret": body["token"]}
+    body["identity"] = {"handle": "Ada"}  # the seat's identity again, no secret this time
     status, again = post_json(client, secret, csrf)
     assert status == 200 and again == body
     Match.objects.filter(id=match.id).update(status=Match.Status.RUNNING)
     status, again = post_json(client, secret, csrf)
     assert status == 200 and again == body
     assert Player.objects.filter(match=match, name="Ada").count() == 1
+
+
+def test_api_join_with_a_handle_is_one_identity_across_matches(match: Match, packet: Packet) -> None:
+    second = services.create_match(
+        name="Saturday", tossup_ids=[packet.tossups.first().id], preset="naqt", teams=["Red", "Blue"]
+    )
+    client, csrf = tablet(match.join_code)
+    status, first = post_json(
+        client, {"code": match.join_code, "name": "Ada", "team": "Blue", "handle": "ada_l"}, csrf
+    )
+    assert status == 200 and first["identity"]["handle"] == "ada_l" and first["identity"]["secret"]
+    # The same tablet, next match, another display name: the handle and its kept secret.
+    claim = {"handle": "ADA_L", "identity_secret": first["identity"]["secret"]}
+    status, again = post_json(
+        client, {"code": second.join_code, "name": "Ada L.", "team": "Red", **claim}, csrf
+    )
+    assert status == 200 and again["identity"] == {"handle": "ada_l"}
+    seats = Player.objects.filter(id__in=[first["player_id"], again["player_id"]])
+    assert len({p.competitor_id for p in seats}) == 1
+    # Another tablet cannot take the handle: 409 naming the field, and no seat is made.
+    thief, thief_csrf = tablet(second.join_code)
+    status, refused = post_json(
+        thief, {"code": second.join_code, "name": "Eve", "team": "Red", "handle": "ada_l"}, thief_csrf
+    )
+    assert status == 409 and refused["code"] == "seat_taken" and refused["extra"] == {"field": "handle"}
+    assert not Player.objects.filter(name="Eve").exists()
+    status, refused = post_json(
+        thief, {"code": second.join_code, "name": "Eve", "team": "Red", "handle": 3}, thief_csrf
+    )
+    assert status == 400 and refused["code"] == "invalid"
 
 
 def test_api_join_without_the_csrf_token_is_refused(match: Match) -> None:
@@ -412,9 +446,6 @@ def test_analysis_empty_state(client: Client) -> None:
 def fit(match: Match) -> Fit:
     """A finished live fit over the match's three tossups, with buzzes and a flag."""
     t1, t2, t3 = (Tossup.objects.get(id=i) for i in match.tossup_ids)
-    red = match.teams.get(name="Red")
-    ada = Player.objects.create(match=match, team=red, name="Ada")
-    bot = match.players.get(name="tfidf")
     fit = Fit.objects.create(
         dataset="live",
         snapshot_hash="s",
@@ -434,16 +465,13 @@ def fit(match: Match) -> Fit:
     ItemScore.objects.create(
         fit=fit, item=f"tossup:{t1.id}", tossup=t1, difficulty=0.5, discriminability=2.0,
         mu=0.3, delta=0.1, kappa=0.9, advscore=0.49, n_responses=2,
+        human_buzz_index=5.0, human_buzz_read=(5 / 12 + 7 / 12) / 2, human_buzzes=2,
+        bot_buzz_index=9.0, bot_buzz_read=10 / 12, bot_buzzes=1,
     )  # fmt: skip
     ItemScore.objects.create(
         fit=fit, item=f"tossup:{t2.id}", tossup=t2, difficulty=-1.0, discriminability=0.7,
         mu=-0.2, delta=math.nan, kappa=0.4, advscore=math.nan, n_responses=2,
     )  # fmt: skip
-    for player, tossup, index in ((ada, t1, 4), (ada, t1, 6), (bot, t1, 9)):
-        Buzz.objects.create(
-            match=match, tossup=tossup, player=player, team=player.team, kind=player.kind,
-            token_index=index, token_count=12, received_at=0.0, seq=index,
-        )  # fmt: skip
     Flag.objects.create(tossup=t1, match=match, reporter="Ada", role="player", problem="ambiguity")
     Flag.objects.create(tossup=t1, match=match, reporter="mod", role="moderator", problem="subjectivity")
     for subject, kind, tossup, correct in (
@@ -529,3 +557,21 @@ def test_fit_export_json_and_csv(client: Client, fit: Fit) -> None:
 def test_blank_tossup_count_takes_the_whole_packet(organiser: Client, packet: Packet) -> None:
     assert organiser.post("/moderator/", create_post(packet, n_tossups="")).status_code == 302
     assert len(Match.objects.get().tossup_ids) == 5
+
+
+def test_the_question_list_gives_the_moderator_every_tossup_and_how_it_ended(
+    match: Match, organiser: Client
+) -> None:
+    from competition import game
+
+    url = f"/api/match/{match.join_code}/questions"
+    assert Client().get(url).status_code == 403  # the answer lines are for the moderator only
+    tossups = organiser.get(url).json()["tossups"]
+    assert [t["question_id"] for t in tossups] == match.tossup_ids
+    first = tossups[0]
+    assert first["answer_line"] == ANSWER and first["tokens"][:3] == ["Clue", "number", "1"]
+    assert all(t["outcome"] is None for t in tossups)  # nothing read yet
+    for command in (game.Start(), game.Skip()):
+        services.apply_command(match_id=match.id, command=command, actor="moderator")
+    tossups = Client().get(url, headers={"X-Moderator-Token": match.moderator_token}).json()["tossups"]
+    assert [t["outcome"] for t in tossups] == ["skipped", None, None]

@@ -94,13 +94,13 @@ class Driver:
         return out + self.tick(until)
 
     def types(self, events: list[Event] | None = None) -> list[str]:
-        return [e.type for e in (events if events is not None else [e for _, e in self.log])]
+        return [e.event for e in (events if events is not None else [e for _, e in self.log])]
 
     def last(self, type_: str) -> Event:
-        return next(e for _, e in reversed(self.log) if e.type == type_)
+        return next(e for _, e in reversed(self.log) if e.event == type_)
 
     def all(self, type_: str) -> list[Event]:
-        return [e for _, e in self.log if e.type == type_]
+        return [e for _, e in self.log if e.event == type_]
 
 
 def started(**kwargs: Any) -> Driver:

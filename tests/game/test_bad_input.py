@@ -31,20 +31,20 @@ UNREADABLE = [
 @pytest.mark.parametrize("answer_line", UNREADABLE)
 def test_unreadable_answer_lines_go_to_the_moderator(answer_line: str) -> None:
     for given in ("Paris", "[", "<b>"):  # (an empty answer is a plain reject)
-        assert judge(answer_line, given, token_index=3, token_count=10).outcome == "needs_moderator"
+        assert judge(answer_line, given, token_index=3, token_count=10).verdict == "needs_moderator"
 
 
 def test_fuzzed_answer_lines_never_crash_the_judge() -> None:
     rng = random.Random(7)
     alphabet = "<>[]();:/bu &#\"'orpmtacejdn"
-    outcomes = set()
+    verdicts = set()
     for _ in range(300):
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
         given = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
         verdict = judge(line, given, token_index=rng.randint(0, 9), token_count=10)
-        assert verdict.outcome in ("accept", "prompt", "reject", "needs_moderator")
-        outcomes.add(verdict.outcome)
-    assert "needs_moderator" in outcomes
+        assert verdict.verdict in ("accept", "prompt", "reject", "needs_moderator")
+        verdicts.add(verdict.verdict)
+    assert "needs_moderator" in verdicts
 
 
 def test_unknown_preset_names_the_known_ones() -> None:

@@ -25,6 +25,7 @@ from competition.game import (
     tokenize_tossup,
     view,
 )
+from competition.game.state import TossupRun
 from competition.game.tossup import decide_press_at, decide_token_index
 from scoring.rules import load_preset
 
@@ -58,16 +59,23 @@ def reveals(draw: st.DrawFn) -> tuple[list[float], float]:
     st.integers(-(10**12), 10**12),
     st.floats(0.0, MAX_DELAY_BOUND),
     st.one_of(st.none(), st.floats(allow_nan=True, allow_infinity=True)),
+    st.floats(0.0, 2.0),
 )
-def test_decided_token_index_is_between_floor_and_last_revealed(reveal, claimed, bound, press):
+def test_decided_token_index_is_between_floor_and_last_revealed(reveal, claimed, bound, press, slack):
     times, now = reveal
-    index, floor = decide_token_index(times, claimed, now, bound)
+    index, floor = decide_token_index(times, 0, claimed, now, bound)
     # The floor, recomputed by brute force: the last token shown at or before now − bound.
     surely_shown = [i for i, at in enumerate(times) if at <= now - bound]
     assert floor == (surely_shown[-1] if surely_shown else 0)
     assert floor <= index <= len(times) - 1
     if floor <= claimed <= len(times) - 1:
         assert index == claimed  # an honest claim inside the window stands
+    # The live state keeps only the tail of reveal times a buzz can still be placed in: the
+    # decision from it is the decision from them all.
+    run = TossupRun(0, 0, revealed=len(times), revealed_at=list(times))
+    run.trim_reveals(bound + slack)
+    assert decide_token_index(run.revealed_at, run.revealed_from, claimed, now, bound) == (index, floor)
+    assert run.reveal_time(index) == times[index]
     decided = decide_press_at(press, now, bound)
     if press is None or math.isnan(press):
         assert decided is None
@@ -214,7 +222,7 @@ def test_no_audience_ever_sees_the_source_id():
     assert "external_id" not in started_event and started_event["question_id"] == Q0
     assert d.state.status == "ended"
     for _, event in d.log:
-        assert "SRC-SECRET-42" not in all_strings(event.to_dict()), event.type
+        assert "SRC-SECRET-42" not in all_strings(event.to_dict()), event.event
     for snapshot in views:
         assert "SRC-SECRET-42" not in all_strings(snapshot)
 

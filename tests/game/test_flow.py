@@ -12,8 +12,10 @@ from competition.game import (
     End,
     Next,
     Pause,
+    Rename,
     Resume,
     Rule,
+    RuleViolation,
     Skip,
     Start,
     Undo,
@@ -210,6 +212,19 @@ def test_undo_correct_keeps_tossup_ended_and_undo_bonus_part():
     assert refused(d, Undo(), T0 + 4.7) == "nothing_to_undo"
 
 
+def test_undo_of_the_correct_buzz_withdraws_its_bonus():
+    d = started(auto_rule=True, auto_advance=False)
+    win_tossup(d)
+    assert d.state.phase == "bonus" and d.state.scores[str(TEAM_A)] == 15  # a power
+    d.do(Undo(), T0 + 4)
+    assert d.state.scores[str(TEAM_A)] == 0
+    assert d.state.bonus is None and d.state.phase == "between"  # the team no longer has a bonus
+    assert view(d.state, "all")["bonus"] is None
+    assert refused(d, BonusAnswer(HUMAN_A, 500, 0, "yes", "accept"), T0 + 5) == "not_live"
+    d.do(Next(), T0 + 6)  # the moderator goes on (auto_advance off: nothing happens until Next)
+    assert d.state.phase == "reading" and d.state.tossup.index == 1
+
+
 def test_adjust_points():
     d = started()
     d.do(Adjust(TEAM_B, 7, "protest upheld"), T0 + 1)
@@ -284,3 +299,25 @@ def test_needs_moderator_on_a_tossup_waits_unless_unattended(unattended):
         assert (ruled["ruling"], ruled["points"]) == ("wrong", -5)
     else:
         assert d.state.phase == "ruling" and d.last("answer_given").data["verdict"] == "needs_moderator"
+
+
+def test_an_organiser_renames_a_team_and_a_seat_at_any_time():
+    d = started()
+    d.do(Rename(" Alpha Wolves ", team_id=TEAM_A), T0 + 0.5)
+    assert d.last("renamed").data == {"team_id": TEAM_A, "player_id": None, "name": "Alpha Wolves"}
+    assert d.state.team(TEAM_A).name == "Alpha Wolves"
+    d.do(End(), T0 + 1)
+    d.do(Rename("Bea B.", player_id=HUMAN_B), T0 + 2)  # a typo fixed after the match
+    assert d.state.player(HUMAN_B).name == "Bea B."
+    assert [p["name"] for p in view(d.state, "all")["players"] if p["player_id"] == HUMAN_B] == ["Bea B."]
+    for bad, reason in [
+        (Rename("  ", team_id=TEAM_A), "bad_value"),
+        (Rename("x" * 101, team_id=TEAM_A), "bad_value"),
+        (Rename("Both", team_id=TEAM_A, player_id=HUMAN_B), "bad_value"),
+        (Rename("Neither"), "bad_value"),
+        (Rename("Ghosts", team_id=999), "unknown_team"),
+        (Rename("Ghost", player_id=999), "unknown_player"),
+    ]:
+        with pytest.raises(RuleViolation) as exc:
+            d.do(bad, T0 + 3)
+        assert exc.value.reason == reason

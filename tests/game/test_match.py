@@ -29,7 +29,7 @@ from competition.game import (
     apply,
     view,
 )
-from competition.game.commands import OUTCOMES, VERDICTS
+from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS
 
 from .support import BOT, HUMAN_A, HUMAN_A2, HUMAN_B, T0, TEAM_A, TEAM_B, TEAM_BOT, Driver, make_state
 
@@ -74,15 +74,15 @@ def team_points(events: list[Event]) -> Counter[str]:
     totals: Counter[str] = Counter()
     bonus_team: dict[int, int] = {}
     for e in events:
-        if e.type == "buzz_ruled":
+        if e.event == "buzz_ruled":
             totals[str(e.data["team_id"])] += e.data["points"]
-        elif e.type == "bonus_started":
+        elif e.event == "bonus_started":
             bonus_team[e.data["bonus_id"]] = e.data["team_id"]
-        elif e.type == "bonus_part_ruled":
+        elif e.event == "bonus_part_ruled":
             totals[str(bonus_team[e.data["bonus_id"]])] += e.data["points"]
-        elif e.type == "ruling_undone":
+        elif e.event == "ruling_undone":
             totals[str(e.data["team_id"])] -= e.data["points_reversed"]
-        elif e.type == "points_adjusted":
+        elif e.event == "points_adjusted":
             totals[str(e.data["team_id"])] += e.data["points"]
     return totals
 
@@ -141,10 +141,10 @@ class Checker:
         data = json.loads(json.dumps(new.to_dict()))
         assert MatchState.from_dict(data) == new
         for e in events:
-            if e.type == "tossup_ended" or e.type == "bonus_part_ruled":
+            if e.event == "tossup_ended" or e.event == "bonus_part_ruled":
                 self.revealed.add(e.data["answer_line"])
             if e.audience != "moderator":
-                self._assert_no_secret(json.dumps(e.data), e.type)
+                self._assert_no_secret(json.dumps(e.data), e.event)
         for audience in self.audiences:
             self._assert_no_secret(json.dumps(view(new, audience)), f"view {audience}")
         self.d.state = new
@@ -174,9 +174,9 @@ def simulate(seed: int, auto_rule: bool, preset: str) -> Checker:
             claimed = max(0, t.revealed - 1 - rng.choice([0, 0, 1, 3]))
             cmds.append(Buzz(rng.choice(players), t.question_id, claimed, corrected_press_at=now - 0.05))
         if t is not None and t.buzz is not None and st.phase == "answering" and rng.random() < 0.08:
-            cmds.append(Answer(t.buzz.player_id, t.question_id, f"guess-{guess}", rng.choice(VERDICTS)))
+            cmds.append(Answer(t.buzz.player_id, t.question_id, f"guess-{guess}", rng.choice(JUDGE_VERDICTS)))
         if (st.phase == "ruling" and rng.random() < 0.4) or (st.phase == "answering" and rng.random() < 0.03):
-            cmds.append(Rule(rng.choice(OUTCOMES), directed_prompt="more?"))
+            cmds.append(Rule(rng.choice(MODERATOR_VERDICTS), directed_prompt="more?"))
         if st.bonus is not None and st.phase == "bonus" and rng.random() < 0.5:
             cmds.append(
                 BonusAnswer(
@@ -184,7 +184,7 @@ def simulate(seed: int, auto_rule: bool, preset: str) -> Checker:
                     st.bonus.bonus_id,
                     st.bonus.part,
                     f"guess-{guess}",
-                    rng.choice(VERDICTS),
+                    rng.choice(JUDGE_VERDICTS),
                 )
             )
         if st.phase == "bonus_ruling":
@@ -236,7 +236,7 @@ def test_simulations_cover_the_rules():
             c = simulate(seed, auto_rule, preset)
             rulings.update(e.data["ruling"] for e in c.d.all("buzz_ruled"))
             refusals.update(c.refusals)
-            kinds.update(e.type for _, e in c.d.log)
+            kinds.update(e.event for _, e in c.d.log)
     assert {"correct", "wrong", "timeout", "no_penalty"} <= set(rulings)
     assert {"team_already_buzzed", "locked_out", "paused"} <= set(refusals)
     assert {"prompt", "bonus_part_ruled", "ruling_undone", "race", "buzz_lost", "resumed"} <= set(kinds)

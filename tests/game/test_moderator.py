@@ -160,7 +160,7 @@ def test_moderator_controls(name, script, want, types, check) -> None:
     assert d.state.scores == want
     if types is not None:
         # the events of the last command, without the word reveals that follow it
-        last = [e.type for t, e in d.log if t == T0 + script[-1][0] and e.type != "words"]
+        last = [e.event for t, e in d.log if t == T0 + script[-1][0] and e.event != "words"]
         assert last[-len(types) :] == types
     if check is not None:
         assert check(d.state)
@@ -180,7 +180,8 @@ def test_replay_reversals_carry_the_points_and_scores() -> None:
     assert d.last("tossup_replayed").data == {"question_id": 100, "index": 0, "scores": scores(0, 0)}
     # the re-read starts at the replay time: token 0 at T0 + 4
     d.run_until(T0 + 6.0)
-    assert d.state.tossup.revealed_at[:3] == [T0 + 4.0, T0 + 5.0, T0 + 6.0]
+    assert [w.data["revealed_at"] for w in d.all("words")[-3:]] == [T0 + 4.0, T0 + 5.0, T0 + 6.0]
+    assert d.all("words")[-3].data["start"] == 0
 
 
 REFUSALS: list[tuple[str, list[tuple[float, Command]], Command, str]] = [
@@ -241,7 +242,7 @@ def test_lobby_refuses_replay_protest_reveal() -> None:
     ],
 )
 def test_protocol_maps_the_moderator_commands(frame: dict[str, Any], expected: Command) -> None:
-    msg = protocol.parse(json.dumps({"type": "command", **frame}), "moderate")
+    msg = protocol.parse(json.dumps({"type": "command", **frame}), "moderator")
     assert protocol.moderator_command(msg) == expected
 
 
@@ -255,10 +256,10 @@ def test_protocol_maps_the_moderator_commands(frame: dict[str, Any], expected: C
 )
 def test_protocol_refuses_bad_moderator_fields(frame: dict[str, Any]) -> None:
     with pytest.raises(protocol.ProtocolError) as caught:
-        protocol.parse(json.dumps({"type": "command", **frame}), "moderate")
+        protocol.parse(json.dumps({"type": "command", **frame}), "moderator")
     assert caught.value.code == "invalid"
     with pytest.raises(protocol.ProtocolError) as caught:
-        protocol.parse(json.dumps({"type": "command", "name": "replay"}), "play")
+        protocol.parse(json.dumps({"type": "command", "name": "replay"}), "player")
     assert caught.value.code == "forbidden"
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from competition.game import (
     Answer,
+    BonusAnswer,
     Buzz,
     MatchConfig,
     Rule,
@@ -66,7 +67,7 @@ def test_start_reveals_first_word_and_reads_at_preset_speed():
 def test_late_tick_reveals_due_words_in_one_event():
     d = started()
     events = d.tick(T0 + 3.5)
-    assert [e.type for e in events] == ["words"]
+    assert [e.event for e in events] == ["words"]
     assert events[0].data["start"] == 1 and events[0].data["words"] == ["t0w1", "t0w2", "t0w3"]
     assert events[0].data["revealed_at"] == pytest.approx(T0 + 3)
     assert d.state.tossup.revealed_at == pytest.approx([T0, T0 + 3, T0 + 3, T0 + 3])
@@ -151,7 +152,7 @@ def test_one_buzz_per_team_and_lockouts():
         (Answer(HUMAN_A, Q0, "x", "accept"), "not_your_buzz"),
         (Answer(HUMAN_A, Q0, "x", "maybe"), "bad_verdict"),
         (Rule("accept"), "no_pending_answer"),
-        (Rule("sure"), "bad_outcome"),
+        (Rule("sure"), "bad_verdict"),
         (SetSpeed(0), "bad_value"),
         (Start(), "bad_phase"),
     ],
@@ -183,6 +184,7 @@ def test_dead_time_after_full_read():
         "superpower_index": None,
         "outcome": "dead",
         "scores": {str(TEAM_A): 0, str(TEAM_B): 0, str(TEAM_BOT): 0},
+        "words": [f"t0w{k}" for k in range(10)],
     }
     assert d.state.phase == "between" and d.state.next_deadline == pytest.approx(T0 + 16)
 
@@ -213,10 +215,10 @@ def test_collection_window_ranks_by_token_then_corrected_press_time():
     d.do(Buzz(HUMAN_A, Q0, 4, corrected_press_at=T0 + 5.08, delay_bound=0.2), T0 + 5.12)
     assert d.tick(T0 + 5.19) == []
     events = d.tick(T0 + 5.2)
-    race = next(e for e in events if e.type == "race")
+    race = next(e for e in events if e.event == "race")
     assert race.audience == "moderator" and race.data["winner"] == HUMAN_A
     assert [c["player_id"] for c in race.data["candidates"]] == [HUMAN_A, HUMAN_B]
-    lost = next(e for e in events if e.type == "buzz_lost")
+    lost = next(e for e in events if e.event == "buzz_lost")
     assert lost.audience == f"player:{HUMAN_B}" and lost.data["reason"] == "outraced"
     assert d.last("buzz").data["token_index"] == 4
     d.do(Rule("reject"), T0 + 6)
@@ -236,7 +238,7 @@ def test_zero_collection_window_first_arrival_wins_at_once():
     d = started(collection_window=0.0)
     d.run_until(T0 + 5.05)
     events = d.do(Buzz(HUMAN_B, Q0, 5), T0 + 5.05)
-    assert [e.type for e in events] == ["buzz_received", "race", "buzz"]
+    assert [e.event for e in events] == ["buzz_received", "race", "buzz"]
     assert events[2].data["answer_deadline"] == pytest.approx(T0 + 5.05 + 8)
     assert refused(d, Buzz(HUMAN_A, Q0, 4), T0 + 5.06) == "locked_out"
 
@@ -394,7 +396,7 @@ def test_speed_change_keeps_position():
     assert d.last("speed_changed").data == {"wpm": 30}
     d.run_until(T0 + 3.9)
     events = d.do(SetSpeed(600), T0 + 3.9)  # already late: the next word comes now
-    assert [e.type for e in events] == ["speed_changed", "words"]
+    assert [e.event for e in events] == ["speed_changed", "words"]
     assert d.state.tossup.revealed == 4 and d.state.next_deadline == pytest.approx(T0 + 4.0)
 
 
@@ -416,6 +418,18 @@ def test_views_hide_answer_line_until_the_reveal():
     assert view(d.state, "all")["tossup"]["answer_line"] == "ANSWER-LINE-0"
     with pytest.raises(ValueError):
         view(d.state, "team:1")
+
+
+def test_an_early_answer_shows_every_player_the_whole_tossup_once_it_ended():
+    d = started()
+    buzz_won(d, HUMAN_A, 2, T0 + 2.5)
+    assert "words" not in view(d.state, f"player:{HUMAN_B}")["tossup"]  # not while it is live
+    d.do(Rule("accept"), T0 + 3)
+    full = [f"t0w{k}" for k in range(10)]
+    assert d.last("tossup_ended").data["words"] == full
+    for audience in ("all", f"player:{HUMAN_B}", "moderator"):
+        t = view(d.state, audience)["tossup"]
+        assert t["words"] == full and t["words_revealed"] == full[:3]
 
 
 def test_config_round_trip():
@@ -446,3 +460,15 @@ def test_held_bot_buzz_cannot_return_after_a_fast_ruling():
     d.run_until(T0 + 5.5)
     assert d.state.phase == "reading" and [e.data["player_id"] for e in d.all("buzz")] == [HUMAN_A]
     d.do(Buzz(BOT, Q0, 5), T0 + 5.5)  # the bot may buzz again
+
+
+def test_the_moderator_view_names_the_bonus_part_waiting_for_a_ruling():
+    """A dashboard that resyncs while a bonus answer waits shows which part it is for."""
+    d = started()
+    buzz_won(d, HUMAN_A, 2, T0 + 2.5)
+    d.do(Answer(HUMAN_A, Q0, "g", "accept"), T0 + 2.7)
+    d.do(Rule("accept"), T0 + 2.8)
+    bonus_id = d.state.bonus.bonus_id
+    d.do(BonusAnswer(HUMAN_A, bonus_id, 0, "b", "reject"), T0 + 3)
+    pending = view(d.state, "moderator")["bonus"]["pending"]
+    assert pending["part"] == 0 and pending["guess"] == "b"

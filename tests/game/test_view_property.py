@@ -20,6 +20,7 @@ from competition.game import (
     Next,
     Pause,
     Protest,
+    Rename,
     ReplayTossup,
     Resume,
     Reveal,
@@ -36,12 +37,13 @@ from competition.game import (
     event_audiences,
     view,
 )
-from competition.game.commands import OUTCOMES, VERDICTS
+from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS
 
 from .support import BOT, HUMAN_A, HUMAN_B, T0, TEAM_A, TEAM_B, make_state
 
 ACTIONS = (
     "seat",
+    "rename",
     "start",
     "tick",
     "buzz",
@@ -79,7 +81,7 @@ def check_views_agree(old: MatchState, new: MatchState, events: list) -> None:
         differ = {
             k: (folded.get(k), fresh.get(k)) for k in {*folded, *fresh} if folded.get(k) != fresh.get(k)
         }
-        assert folded == fresh, (audience, [e.type for e in events], differ)
+        assert folded == fresh, (audience, [e.event for e in events], differ)
         json.dumps(fresh)  # what goes on the wire
 
 
@@ -106,6 +108,12 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
     if action == "seat":
         next_seat[0] += 1
         return SeatPlayer(next_seat[0], draw(st.sampled_from([TEAM_A, TEAM_B])), f"seat{next_seat[0]}")
+    if action == "rename":
+        if draw(st.booleans()):
+            return Rename(
+                draw(st.sampled_from(["Owls", " "])), team_id=draw(st.sampled_from([TEAM_A, TEAM_B, 9]))
+            )
+        return Rename(draw(st.sampled_from(["Zed", ""])), player_id=draw(st.sampled_from([*players, 999])))
     if action == "start":
         return Start()
     if action == "tick":
@@ -120,16 +128,18 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
         )
     if action == "answer":
         buzzer = t.buzz.player_id if t is not None and t.buzz is not None else draw(st.sampled_from(players))
-        verdict = draw(st.sampled_from(VERDICTS))
+        verdict = draw(st.sampled_from(JUDGE_VERDICTS))
         return Answer(buzzer, qid, draw(st.sampled_from(["Curie", "no idea"])), verdict, "why", "Which one?")
     if action == "rule":
-        return Rule(draw(st.sampled_from(OUTCOMES)), draw(st.sampled_from([None, "More specific?"])))
+        return Rule(
+            draw(st.sampled_from(MODERATOR_VERDICTS)), draw(st.sampled_from([None, "More specific?"]))
+        )
     if action == "bonus_answer":
         b = state.bonus
         if b is None:
             return BonusAnswer(HUMAN_A, 500, 0, "x", "accept")
         team = [p.player_id for p in state.players if p.team_id == b.team_id] or players
-        verdict = draw(st.sampled_from(VERDICTS))
+        verdict = draw(st.sampled_from(JUDGE_VERDICTS))
         return BonusAnswer(
             draw(st.sampled_from(team)), b.bonus_id, b.part, "guess", verdict, "r", "Be specific"
         )
@@ -187,7 +197,7 @@ def test_applying_each_event_to_the_view_gives_the_fresh_view(
 def test_a_seat_reaches_every_view_through_player_joined():
     state = make_state(with_bot=False)
     new, events = apply(state, SeatPlayer(77, TEAM_B, "cy"), T0)
-    assert [(e.type, e.audience) for e in events] == [("player_joined", "all")]
+    assert [(e.event, e.audience) for e in events] == [("player_joined", "all")]
     assert events[0].data == {
         "player_id": 77,
         "team_id": TEAM_B,

@@ -79,31 +79,52 @@ def test_pyirt_jsonlines(tmp_path: Path) -> None:
         read_responses(broken, "pyirt")
 
 
+def runner_cycle(*markers: tuple[str, str, str, int, bool], qid: str = "t1", index: int = 0) -> dict:
+    """A qb-tournament-runner cycle record (shared/types.ts CycleRecord) of ``(id, name, team,
+    position, isCorrect)`` buzzes."""
+    return {
+        "tossupResponses": [
+            {
+                "tossupIndex": index,
+                "qid": qid,
+                "marker": {
+                    "player": {"id": pid, "isStarter": True, "name": name, "team": team},
+                    "position": position,
+                    "guess": "x",
+                    "points": 10 if correct else -5,
+                    "isCorrect": correct,
+                },
+            }
+            for pid, name, team, position, correct in markers
+        ],
+        "bonusResponses": None,
+    }
+
+
 def test_cycles_mapping(tmp_path: Path) -> None:
     cycles = [
-        {
-            "qid": "t1",
-            "responses": [
-                {"player": "ann", "position": 12, "guess": "Ravel", "points": 10, "isCorrect": True},
-                {"model": "gpt", "position": 30, "guess": "Debussy", "points": -5, "isCorrect": False},
-            ],
-        },
-        {"question_id": "t2", "responses": [{"name": "llama", "type": "model", "points": 10}]},
-        # a repeated cycle of t1: the model answers correctly earlier this time
-        {"qid": "t1", "responses": [{"model": "gpt", "position": 20, "isCorrect": True}]},
+        runner_cycle(("p1", "ann", "A", 13, True), ("ai_1", "gpt", "B", 31, False)),
+        runner_cycle(("ai_2", "llama", "B", 1, True), qid="t2", index=1),
+        # t1 replayed: the model answers correctly earlier this time
+        runner_cycle(("ai_1", "gpt", "B", 21, True)),
     ]
     path = write(tmp_path, "cycles.jsonl", "\n".join(json.dumps(c) for c in cycles))
     rows = {(r.kind, r.subject, r.item): (r.correct, r.position) for r in read_responses(path, "cycles")}
     assert rows == {
-        ("human", "ann", "t1"): (True, 12),
+        ("human", "ann", "t1"): (True, 12),  # the runner's position counts revealed tokens
         ("bot", "gpt", "t1"): (True, 20),
-        ("bot", "llama", "t2"): (True, None),
+        ("bot", "llama", "t2"): (True, 0),
     }  # ann has no record on t2: unobserved, not wrong
-    bad = write(
-        tmp_path, "c.jsonl", json.dumps(cycles[0]) + '\n{"qid": "t3", "responses": [{"player": "x"}]}\n'
-    )
-    with pytest.raises(ResponseFormatError, match=r"c\.jsonl:2: .*neither 'isCorrect' nor 'points'"):
+    broken = runner_cycle(("p9", "x", "A", 3, True))
+    del broken["tossupResponses"][0]["marker"]["isCorrect"]
+    bad = write(tmp_path, "c.jsonl", json.dumps(cycles[0]) + "\n" + json.dumps(broken) + "\n")
+    with pytest.raises(
+        ResponseFormatError, match=r"c\.jsonl:2: tossupResponses\[0\]\.marker\.isCorrect missing"
+    ):
         read_responses(bad, "cycles")
+    legacy = write(tmp_path, "old.jsonl", '{"qid": "t3", "responses": []}\n')
+    with pytest.raises(ResponseFormatError, match=r"old\.jsonl:1: cycle\.tossupResponses missing"):
+        read_responses(legacy, "cycles")
 
 
 def test_advscore_text_layout(shared_data: Path) -> None:

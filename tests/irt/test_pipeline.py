@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from competition import services
-from competition.models import Buzz, Flag, Match, MatchEvent, Packet, Player, QuestionSet, Tossup
+from competition.models import Buzz, Flag, Match, MatchEvent, Packet, Player, QuestionSet, Team, Tossup
 from irt import pipeline
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 from irt.tasks import fit_after_match
@@ -62,7 +62,7 @@ def match() -> Match:
         seq += 1
         outcome = "skipped" if buzzes == "skip" else "played"
         MatchEvent.objects.create(
-            match=match, seq=seq, type="tossup_ended", payload={"question_id": tossup.id, "outcome": outcome}
+            match=match, seq=seq, event="tossup_ended", payload={"question_id": tossup.id, "outcome": outcome}
         )
     return match
 
@@ -73,25 +73,36 @@ def tossup_ids(match: Match) -> list[int]:
     )
 
 
+def key(match: Match, name: str) -> str:
+    """The subject key of a seat (or, failing that, a team) called ``name`` in ``match``: its identity."""
+    seat = Player.objects.filter(match=match, name=name).first()
+    if seat is not None:
+        return pipeline.identity_key(seat.kind, seat.competitor_id, seat.id)
+    team = Team.objects.get(match=match, name=name)
+    return pipeline.identity_key("team", team.competitor_id, team.id)
+
+
 def test_match_responses_follow_the_policy(match: Match) -> None:
     ids = tossup_ids(match)
+    k = {name: key(match, name) for name in ("alice", "amy", "bob", "b1", "b2", "Red", "Blue")}
+    assert all(v.split(":")[1].startswith("#") for v in k.values()) and len(set(k.values())) == 7
     rows = {(r.subject, r.tossup_id): (r.correct, r.position) for r in pipeline.match_responses(match.id)}
     first = {s: v for (s, t), v in rows.items() if t == ids[0]}
     assert first == {
-        "human:alice": (True, 5),
-        "bot:b1": (False, 3),
-        "human:amy": (False, None),
-        "human:bob": (False, None),
-        "bot:b2": (False, None),
-        "team:Red": (True, 5),
-        "team:Blue": (False, None),
+        k["alice"]: (True, 5),
+        k["b1"]: (False, 3),
+        k["amy"]: (False, None),
+        k["bob"]: (False, None),
+        k["b2"]: (False, None),
+        k["Red"]: (True, 5),
+        k["Blue"]: (False, None),
     }
     assert not any(t == ids[5] for _, t in rows)  # the skipped tossup gives no response
     assert len(rows) == 7 * (len(SCRIPT) - 1)
 
     censored = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match.id, unbuzzed="missing")}
-    assert ("human:amy", ids[0]) not in censored and ("bot:b1", ids[0]) in censored
-    assert ("human:amy", ids[4]) in censored  # dead tossup: nobody answered, so no censoring
+    assert (k["amy"], ids[0]) not in censored and (k["b1"], ids[0]) in censored
+    assert (k["amy"], ids[4]) in censored  # dead tossup: nobody answered, so no censoring
 
 
 def test_fits_are_idempotent_and_versioned(match: Match) -> None:
@@ -102,7 +113,7 @@ def test_fits_are_idempotent_and_versioned(match: Match) -> None:
     assert first.status == Fit.Status.DONE and first.duration_s is not None
 
     assert pipeline.fit_scope("live", seed=1).id != first.id  # other settings → other fit
-    Response.objects.filter(subject="human:bob").update(correct=True)  # changed responses
+    Response.objects.filter(subject=key(match, "bob")).update(correct=True)  # changed responses
     changed = pipeline.fit_scope("live")
     assert changed.id != first.id and changed.snapshot_hash != first.snapshot_hash
     assert Fit.objects.filter(dataset="live").count() == 3
@@ -134,10 +145,8 @@ def test_fit_after_match_twice_gives_one_fit_per_scope(match: Match, monkeypatch
     assert all(0 < f <= 1 for f in fractions) and fractions[-1] == 1.0
 
     skills = {s.subject: s for s in SubjectSkill.objects.filter(fit=fit)}
-    assert set(skills) == {
-        "human:alice", "human:amy", "human:bob", "bot:b1", "bot:b2", "team:Red", "team:Blue",
-    }  # fmt: skip
-    assert skills["team:Red"].kind == "team" and skills["bot:b1"].kind == "bot"
+    assert set(skills) == {key(match, n) for n in ("alice", "amy", "bob", "b1", "b2", "Red", "Blue")}
+    assert skills[key(match, "Red")].kind == "team" and skills[key(match, "b1")].kind == "bot"
     assert all(s.skill_se and s.skill_se > 0 for s in skills.values())
     items = ItemScore.objects.filter(fit=fit)
     assert items.count() == len(SCRIPT) - 1
@@ -165,7 +174,7 @@ def test_sensitivity_is_stored_in_the_summary(match: Match) -> None:
     pipeline.record_match_responses(match.id)
     fit = pipeline.fit_scope("live")
     sens = fit.summary["sensitivity"]
-    assert [r["bot"] for r in sens["leave_out"]] == ["bot:b1", "bot:b2"]
+    assert [r["bot"] for r in sens["leave_out"]] == sorted([key(match, "b1"), key(match, "b2")])
     values = [r["advscore"] for r in sens["leave_out"] if r["advscore"] is not None]
     if values:
         assert sens["advscore_min"] == pytest.approx(min(values))

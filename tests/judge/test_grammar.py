@@ -41,7 +41,7 @@ def test_optional_words_are_kept_in_text_and_dropped_from_the_display_form() -> 
 
 
 @pytest.mark.parametrize(
-    ("line", "main", "given", "outcome"),
+    ("line", "main", "given", "verdict"),
     [
         # the next section's header glued to the last answer line is debris, not answer words
         ("Fatimah Bonuses:", "Fatimah", "Fatimah", "accept"),
@@ -61,9 +61,9 @@ def test_optional_words_are_kept_in_text_and_dropped_from_the_display_form() -> 
         ("“The Lady, or the Tiger?”", "The Lady, or the Tiger?", "the lady", "reject"),
     ],
 )
-def test_grammar_shared_by_judge_and_bots(line: str, main: str, given: str, outcome: str) -> None:
+def test_grammar_shared_by_judge_and_bots(line: str, main: str, given: str, verdict: str) -> None:
     assert main_answer(line) == main
-    assert judge(line, given).outcome == outcome
+    assert judge(line, given).verdict == verdict
 
 
 def test_bots_use_the_judges_parser() -> None:

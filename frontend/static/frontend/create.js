@@ -1,4 +1,5 @@
-// The "new match" form: add and remove team and bot rows (the server reads the lists).
+// The "new match" form: add and remove team and bot rows (the server reads the lists), and
+// highlight the explanation of the chosen rules preset.
 const teamRows = document.getElementById("team-rows");
 const botRows = document.getElementById("bot-rows");
 
@@ -18,3 +19,14 @@ document.getElementById("create-form").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button.remove");
   if (btn) btn.closest(".row").remove();
 });
+
+const preset = document.getElementById("id_preset");
+function showPreset() {
+  for (const row of document.querySelectorAll("#preset-list [data-preset]")) {
+    row.classList.toggle("chosen", row.dataset.preset === preset.value);
+  }
+}
+if (preset) {
+  preset.addEventListener("change", showPreset);
+  showPreset();
+}

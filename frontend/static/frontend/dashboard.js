@@ -1,54 +1,80 @@
-// The moderator dashboard: the `moderate` socket, the question with its answer line, the
-// judge's suggestion and the ruling buttons (keys a/r/n/p), match controls, scores and a log.
+// The moderator dashboard: the `moderate` socket (with presence frames), the question with the
+// moderator preview (unrevealed words greyed, power marks), the ruling panel (keys a/r/n/p), the
+// controls the current phase allows, the question list with outcomes, the seats with their live
+// connection state, protests, scores and a grouped log.
 import {
   MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader, renderScoreboard,
-  renderWords, setConn, teamName, toast,
+  setConn, teamName, toast,
 } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
+let history = []; // the match's rulings (snapshot `history`, then buzz_ruled events)
 let protests = []; // {protest_id, team_id, question_id, reason, at, status, resolution}
+let questions = []; // /api/match/<code>/questions: every tossup's words, marks, answer line, outcome
+let seats = []; // /api/match/<code>/players
+let presence = new Map(); // player_id -> {state, connections, last_seen} (the `presence` frame)
 let endedQuestion = null; // the last tossup that ended: it may be flagged as ill-posed
+
+const PHASE_NAMES = {
+  lobby: "Lobby: waiting to start", reading: "Reading the tossup", dead_time: "Dead time (tossup read out)",
+  answering: "A player is answering", ruling: "Waiting for your ruling", between: "Between questions",
+  bonus: "Bonus", bonus_ruling: "Waiting for your bonus ruling", ended: "Match over",
+};
+const PRESENCE_NAMES = { connected: "connected", reconnecting: "reconnecting", gone: "gone", never: "never joined" };
 
 const socket = new MatchSocket({
   code: page.code,
-  role: "moderate",
+  path: "moderate",
   token: page.token,
+  params: { presence: 1 },
   onSnapshot(state, seq) {
     m = modelFromSnapshot(state);
+    history = state.history || [];
     protests = state.protests || [];
     loadRoster();
-    log(`snapshot at seq ${seq} (${m.status}, ${m.phase})`);
+    loadQuestions();
+    log("snapshot", `snapshot at seq ${seq} (${m.status}, ${m.phase})`);
     render();
   },
   onEvent(type, d, seq) {
-    log(describe(type, d), seq);
+    log(type, describe(type, d), seq);
     if (type === "protest_marked") protests.push(d);
-    if (type === "tossup_ended") showFlagForm(d.question_id);
+    if (type === "tossup_ended") {
+      showFlagForm(d.question_id);
+      setOutcome(d.question_id, d.outcome);
+    }
+    if (type === "tossup_started" || type === "tossup_replayed") setOutcome(d.question_id, null);
+    if (type === "buzz_ruled") history.push({ kind: "tossup", ...d, undone: false });
+    if (type === "player_joined") loadRoster();
     if (type === "protest_resolved") protests = protests.map((p) => (p.protest_id === d.protest_id ? d : p));
     // bonus_part events carry no answer line: the moderator's snapshot does.
     if (applyEvent(m, type, d) === "resync" || type === "bonus_part") socket.resync();
     render();
+  },
+  onPresence(frame) {
+    presence = new Map(frame.seats.map((s) => [s.player_id, s]));
+    renderRoster();
   },
   onError: (err) => toast(`${err.code}: ${err.message}`),
   onStatus: setConn,
 });
 
 function player(id) {
-  return (m.players.find((p) => p.id === id) || {}).name || `player ${id}`;
+  return (m.players.find((p) => p.player_id === id) || seats.find((p) => p.player_id === id) || {}).name || `player ${id}`;
 }
 
 function describe(type, d) {
   switch (type) {
-    case "words": return `words ${d.start}–${d.start + d.words.length - 1}`;
-    case "tossup_started": return `tossup ${d.index + 1} started (${d.token_count} words)`;
+    case "tossup_started": return `Tossup ${d.index + 1} started (${d.token_count} words)`;
     case "buzz": return `BUZZ ${d.player} (${d.team}, ${d.kind}) at word ${d.token_index}`;
     case "answer_given": return `${player(d.player_id)} answered “${d.guess}” → judge: ${d.verdict}${d.reason ? ` (${d.reason})` : ""}`;
     case "buzz_ruled": return `${player(d.player_id)}: ${d.ruling} ${d.points}`;
     case "tossup_ended": return `tossup ended: ${d.outcome}`;
     case "bonus_answer_given": return `bonus part ${d.part + 1}: “${d.guess}” → judge: ${d.verdict}`;
     case "bonus_part_ruled": return `bonus part ${d.part + 1}: ${d.ruling} ${d.points}`;
+    case "bonus_ended": return `bonus ended: ${d.points} points`;
     case "points_adjusted": return `${teamName(m, d.team_id)} ${d.points} points: ${d.reason}`;
     case "question_flagged": return `flag from ${d.reporter}: ${d.problem}`;
     case "bonus_started": return `bonus for ${teamName(m, d.team_id)}`;
@@ -56,14 +82,64 @@ function describe(type, d) {
     case "bonus_prompt": return `bonus part ${d.part + 1}: prompt${d.directed_prompt ? ` “${d.directed_prompt}”` : ""}`;
     case "buzz_received": return `buzz received from ${player(d.player_id)} at word ${d.token_index}`;
     case "tossup_answer": return "answer line sent to the moderator";
+    case "awaiting_ruling": return "waiting for your ruling";
+    case "bonus_answer_lines": return "bonus answer lines sent to the moderator";
+    case "reading_resumed": return "reading resumed";
+    case "prompt": return `prompt${d.directed_prompt ? ` “${d.directed_prompt}”` : ""}`;
+    case "player_joined": return `${d.name} took a seat (${teamName(m, d.team_id)})`;
+    case "paused": return "paused";
+    case "resumed": return "resumed";
+    case "speed_changed": return `speed ${d.wpm} wpm`;
+    case "match_started": return "match started";
+    case "match_ended": return "match ended";
     case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
-    case "tossup_revealed": return `answer revealed after ${d.words_revealed} words`;
-    case "ruling_undone": return `${d.bonus_id != null ? `bonus part ${d.part + 1}` : player(d.player_id)}: ${d.points_reversed} points reversed${d.reason ? ` (${d.reason})` : ""}`;
+    case "tossup_revealed": return `answer revealed after ${d.revealed_token_count} words`;
+    case "ruling_undone": return `UNDONE ${d.bonus_id != null ? `bonus part ${d.part + 1}` : player(d.player_id)}: ${d.points_reversed} points reversed${d.reason ? ` (${d.reason})` : ""}`;
     case "protest_marked": return `protest #${d.protest_id} by ${protestBy(d)}: ${d.reason}`;
     case "protest_resolved": return `protest #${d.protest_id} resolved: ${teamName(m, d.resolution.team_id)} ${d.resolution.points} points`;
     case "race": return `race: ${d.candidates.length} candidate(s), rule ${d.rule}`;
     default: return `${type} ${Object.keys(d).length ? JSON.stringify(d).slice(0, 120) : ""}`;
   }
+}
+
+// --- the log: words grouped into one line per tossup, the events that matter highlighted ---
+const LOG_KINDS = {
+  buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz",
+  buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
+  ruling_undone: "correction", tossup_replayed: "correction", points_adjusted: "correction",
+  protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
+  tossup_started: "start", bonus_started: "start",
+};
+
+function log(type, text, seq = null) {
+  const list = $("log");
+  const first = list.firstElementChild;
+  if (type === "words") return; // words are counted on the tossup's own line (wordsLine)
+  const li = document.createElement("li");
+  li.className = `log-${LOG_KINDS[type] || "info"}`;
+  li.textContent = `${new Date().toLocaleTimeString()} ${seq !== null ? `#${seq} ` : ""}${text}`;
+  if (first && first.dataset.words) first.after(li);
+  else list.prepend(li);
+  while (list.children.length > 300) list.lastChild.remove();
+}
+
+/** The one log line that follows the words read of the current tossup. */
+function wordsLine() {
+  const t = m && m.tossup;
+  const list = $("log");
+  let li = list.querySelector("li[data-words]");
+  if (!t || !t.words.length) {
+    if (li) li.remove();
+    return;
+  }
+  if (!li || li.dataset.words !== String(t.question_id)) {
+    if (li) li.removeAttribute("data-words");
+    li = document.createElement("li");
+    li.className = "log-words";
+    li.dataset.words = String(t.question_id);
+    list.prepend(li);
+  }
+  li.textContent = `tossup ${t.index + 1}: words 1–${t.words.length} of ${t.token_count} read`;
 }
 
 function protestBy(p) {
@@ -77,16 +153,104 @@ function renderProtests() {
   select.innerHTML = `<option value="">no protest</option>${open.map((p) => `<option value="${p.protest_id}">#${p.protest_id} ${escapeHtml(p.reason.slice(0, 30))}</option>`).join("")}`;
   if (open.some((p) => String(p.protest_id) === chosen)) select.value = chosen;
   $("protests").innerHTML = protests
-    .map((p) => `<li>#${p.protest_id} ${escapeHtml(protestBy(p))} on question ${p.question_id ?? "—"}: ${escapeHtml(p.reason)} — <strong>${p.status}</strong>${p.resolution ? ` (${escapeHtml(teamName(m, p.resolution.team_id))} ${p.resolution.points})` : ""}</li>`)
+    .map((p) => `<li class="${p.status}">#${p.protest_id} ${escapeHtml(protestBy(p))} on question ${p.question_id ?? "—"}: ${escapeHtml(p.reason)} — <strong>${p.status}</strong>${p.resolution ? ` (${escapeHtml(teamName(m, p.resolution.team_id))} ${p.resolution.points})` : ""}</li>`)
     .join("");
 }
 
-function log(text, seq = null) {
-  const li = document.createElement("li");
-  li.textContent = `${new Date().toLocaleTimeString()} ${seq !== null ? `#${seq} ` : ""}${text}`;
-  const list = $("log");
-  list.prepend(li);
-  while (list.children.length > 300) list.lastChild.remove();
+// --- the question: every word of the live tossup, those not read yet greyed ---------------
+function question(id) {
+  return questions.find((q) => q.question_id === id) || null;
+}
+
+function renderPreview() {
+  const t = m.tossup;
+  const el = $("q-text");
+  // While a bonus is read the tossup's text steps aside (its answer line stays).
+  el.hidden = !!(m.bonus && !m.bonus.ended);
+  if (!t) {
+    el.textContent = m.status === "lobby" ? "The first tossup appears here when you press Start." : "";
+    return;
+  }
+  const q = question(t.question_id);
+  const tokens = q ? q.tokens : t.words;
+  const read = t.outcome ? tokens.length : t.words.length;
+  const buzzAt = t.buzz ? t.buzz.token_index : null;
+  const parts = [];
+  tokens.forEach((w, i) => {
+    if (q && i === q.superpower_index) parts.push('<span class="powermark" title="superpower mark">(+)</span>');
+    if (q && i === q.power_index) parts.push('<span class="powermark" title="power mark">(*)</span>');
+    parts.push(`<span class="w${i < read ? "" : " unread"}" data-i="${i}">${escapeHtml(t.words[i] ?? w)}</span>`);
+    if (i === buzzAt) parts.push('<span class="buzzmark" title="buzz">(#)</span>');
+  });
+  el.innerHTML = parts.join(" ");
+  // Keep the word being read in view when the question overflows its card (laptop layout only).
+  const last = el.querySelector(`.w[data-i="${Math.max(0, (buzzAt ?? read) - 1)}"]`);
+  const card = el.closest(".question");
+  if (last && card.scrollHeight > card.clientHeight) {
+    const top = last.offsetTop - card.offsetTop;
+    if (top < card.scrollTop || top > card.scrollTop + card.clientHeight - 40) card.scrollTop = top - card.clientHeight / 2;
+  }
+}
+
+// --- the question list ------------------------------------------------------------------------
+async function loadQuestions() {
+  try {
+    questions = (await api(`/api/match/${encodeURIComponent(page.code)}/questions`)).tossups;
+  } catch (err) {
+    toast(`questions: ${err.message}`);
+    return;
+  }
+  render();
+}
+
+function setOutcome(questionId, outcome) {
+  const q = question(questionId);
+  if (q) q.outcome = outcome;
+}
+
+function outcomeText(q) {
+  const t = m.tossup;
+  if (t && t.question_id === q.question_id && !t.outcome) return ["live", "reading now"];
+  const outcome = q.outcome || (t && t.question_id === q.question_id ? t.outcome : null);
+  if (!outcome) return ["unread", "—"];
+  if (outcome !== "answered") return [outcome, outcome];
+  const win = history.find((h) => h.kind === "tossup" && h.question_id === q.question_id && !h.undone && h.ruling === "correct");
+  return win ? ["answered", `${player(win.player_id)} +${win.points}`] : ["undone", "ruling undone"];
+}
+
+function renderNav() {
+  const current = m.tossup ? m.tossup.question_id : null;
+  $("qnav").innerHTML = questions
+    .map((q) => {
+      const [cls, text] = outcomeText(q);
+      return `<li class="q-${cls}${q.question_id === current ? " current" : ""}" data-question="${q.question_id}"${q.question_id === current ? ' aria-current="step"' : ""}><span class="qn">${q.index + 1}</span> <span class="qcat">${escapeHtml(q.category || "tossup")}</span><span class="qout">${escapeHtml(text)}</span></li>`;
+    })
+    .join("");
+}
+
+// --- the phase-aware controls ---------------------------------------------------------------
+function renderControls() {
+  const phase = m.status === "ended" ? "ended" : m.phase;
+  const live = history.some((h) => !h.undone);
+  const lastTossup = m.tossup && m.tossup.index + 1 >= m.tossupCount;
+  for (const btn of document.querySelectorAll("#phase-buttons button[data-cmd]")) {
+    let show = btn.dataset.phases.split(" ").includes(phase);
+    if (btn.dataset.needs === "history") show = show && live;
+    if (btn.dataset.cmd === "next") show = show && !lastTossup;
+    // While paused the engine takes only Resume, Undo and End (of these buttons).
+    if (m.paused) show = show && ["pause", "resume", "undo", "end"].includes(btn.dataset.cmd);
+    btn.hidden = !show;
+  }
+  $("btn-pause").textContent = m.paused ? "Resume" : "Pause";
+  $("btn-pause").dataset.cmd = m.paused ? "resume" : "pause";
+  $("btn-pause").classList.toggle("primary", m.paused);
+  $("btn-skip").textContent = phase === "bonus" || phase === "bonus_ruling" ? "Skip bonus" : "Skip tossup";
+  const end = document.querySelector("#phase-buttons [data-cmd=end]");
+  const finish = phase === "between" && lastTossup; // after the last tossup End is the way on
+  end.classList.toggle("primary", finish);
+  end.classList.toggle("danger", !finish);
+  $("phase-label").textContent = `${PHASE_NAMES[phase] || phase}${m.paused ? " — paused" : ""}`;
+  $("phase-label").dataset.phase = phase;
 }
 
 function render() {
@@ -94,36 +258,45 @@ function render() {
   const t = m.tossup;
   renderHeader(m);
   renderScoreboard($("scoreboard"), m);
-  renderWords($("q-text"), t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null });
-  $("q-progress").textContent = t ? `· word ${t.words.length}/${t.token_count} · ${m.phase}${m.paused ? " (paused)" : ""}` : "";
-  $("q-answer").innerHTML = t && t.answer_line ? answerHtml(t.answer_line) : "—";
-  $("status-line").textContent = `${m.status} · ${m.wpm} wpm`;
-  $("btn-pause").textContent = m.paused ? "Resume" : "Pause";
-  $("btn-pause").dataset.cmd = m.paused ? "resume" : "pause";
+  renderPreview();
+  renderNav();
+  renderControls();
+  wordsLine();
+  const q = t ? question(t.question_id) : null;
+  $("q-progress").textContent = t ? `· word ${t.words.length}/${t.token_count}` : "";
+  const line = t && (t.answer_line || (q && q.answer_line));
+  $("q-answer").innerHTML = line ? answerHtml(line) : "—";
+  $("status-line").textContent = `· ${m.wpm} wpm`;
   if (document.activeElement !== $("wpm")) $("wpm").value = Math.round(m.wpm);
 
   const teamSelect = $("adjust-team");
   if (teamSelect.options.length !== m.teams.length) {
-    teamSelect.innerHTML = m.teams.map((x) => `<option value="${x.id}">${escapeHtml(x.name)}</option>`).join("");
+    teamSelect.innerHTML = m.teams.map((x) => `<option value="${x.team_id}">${escapeHtml(x.name)}</option>`).join("");
     $("protest-team").innerHTML = `<option value="">moderator note</option>${teamSelect.innerHTML}`;
   }
   renderProtests();
+  renderRoster();
 
-  // Ruling panel: the pending tossup buzz, or the pending bonus answer.
+  // Ruling panel: the pending tossup buzz, or the pending bonus answer; always on screen.
   const buzz = t && t.buzz && ["answering", "ruling"].includes(m.phase) ? t.buzz : null;
   const bonusPending = m.bonus && m.phase === "bonus_ruling" ? m.bonus.pending : null;
-  $("ruling").hidden = !buzz && !bonusPending;
+  const ruling = $("ruling");
+  ruling.dataset.pending = String(!!(buzz || bonusPending));
+  const canRule = (buzz && m.phase === "ruling") || !!bonusPending;
+  for (const btn of ruling.querySelectorAll("button[data-rule]")) btn.disabled = !canRule;
   if (buzz) {
-    $("buzz-line").textContent = `${player(buzz.player_id)} (${teamName(m, buzz.team_id)}) buzzed at word ${buzz.token_index}`;
+    $("buzz-line").textContent = `${player(buzz.player_id)} (${teamName(m, buzz.team_id)}) buzzed at word ${buzz.token_index + 1}${q && q.power_index != null && buzz.token_index < q.power_index ? " — in power" : ""}`;
     $("judge-line").innerHTML = buzz.guess != null
-      ? `Answer: <strong>“${escapeHtml(buzz.guess)}”</strong> — judge suggests <strong>${escapeHtml(buzz.verdict)}</strong>${buzz.reason ? ` <span class="muted">(${escapeHtml(buzz.reason)})</span>` : ""}${buzz.directed_prompt ? ` · prompt: “${escapeHtml(buzz.directed_prompt)}”` : ""}`
+      ? `Answer: <strong>“${escapeHtml(buzz.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(buzz.verdict)}</strong>${buzz.reason ? ` <span class="muted">(${escapeHtml(buzz.reason)})</span>` : ""}${buzz.directed_prompt ? ` · prompt: “${escapeHtml(buzz.directed_prompt)}”` : ""}`
       : "waiting for the answer…";
     if (buzz.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = buzz.directed_prompt;
   } else if (bonusPending) {
     $("buzz-line").textContent = `Bonus part ${bonusPending.part + 1} (${teamName(m, m.bonus.team_id)})`;
-    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong>${escapeHtml(bonusPending.verdict)}</strong>${bonusPending.directed_prompt ? ` · prompt: “${escapeHtml(bonusPending.directed_prompt)}”` : ""}`;
+    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(bonusPending.verdict)}</strong>${bonusPending.directed_prompt ? ` · prompt: “${escapeHtml(bonusPending.directed_prompt)}”` : ""}`;
     if (bonusPending.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = bonusPending.directed_prompt;
   } else {
+    $("buzz-line").textContent = "No buzz to rule on";
+    $("judge-line").textContent = "";
     $("directed-prompt").value = "";
   }
   renderBonus();
@@ -134,6 +307,7 @@ function renderBonus() {
   $("bonus").hidden = !b;
   if (!b) return;
   const parts = b.parts
+    .filter(Boolean)
     .map((p) => {
       const res = p.result ? ` → <strong>${escapeHtml(p.result.ruling)}</strong> (${p.result.points})` : "";
       const ans = p.answer_line ? `<br><span class="muted">Answer:</span> ${answerHtml(p.answer_line)}` : "";
@@ -161,15 +335,15 @@ function command(name, extra = {}) {
   socket.send({ type: "command", name, ...extra });
 }
 
-function rule(outcome) {
-  if ($("ruling").hidden) return;
-  const extra = { outcome };
+function rule(verdict) {
+  if ($("ruling").dataset.pending !== "true") return;
+  const extra = { verdict };
   const directed = $("directed-prompt").value.trim();
-  if (outcome === "prompt" && directed) extra.directed_prompt = directed;
+  if (verdict === "prompt" && directed) extra.directed_prompt = directed;
   command("rule", extra);
 }
 
-document.querySelector(".controls").addEventListener("click", (ev) => {
+$("phase-buttons").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-cmd]");
   if (!btn) return;
   if (btn.dataset.cmd === "end" && !confirm("End the match?")) return;
@@ -201,14 +375,14 @@ $("protest-form").addEventListener("submit", (ev) => {
 });
 document.addEventListener("keydown", (ev) => {
   if (["INPUT", "TEXTAREA", "SELECT"].includes(document.activeElement.tagName) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  const outcome = { a: "accept", r: "reject", n: "no_penalty", p: "prompt" }[ev.key.toLowerCase()];
-  if (outcome) {
+  const verdict = { a: "accept", r: "reject", n: "no_penalty", p: "prompt" }[ev.key.toLowerCase()];
+  if (verdict) {
     ev.preventDefault();
-    rule(outcome);
+    rule(verdict);
   }
 });
 
-// --- seats: the roster and one-time reclaim codes (HTTP; moderator token + CSRF) ----------
+// --- seats: the roster with live connection state, and one-time reclaim codes -----------------
 const reclaimCodes = new Map(); // player_id -> code issued in this page
 
 async function api(url, method = "GET") {
@@ -223,32 +397,48 @@ async function api(url, method = "GET") {
 }
 
 async function loadRoster() {
-  let body;
   try {
-    body = await api(`/api/match/${encodeURIComponent(page.code)}/players`);
+    seats = (await api(`/api/match/${encodeURIComponent(page.code)}/players`)).players;
   } catch (err) {
     toast(`players: ${err.message}`);
     return;
   }
-  $("roster").innerHTML = body.players
-    .map((p) => {
-      const code = reclaimCodes.get(p.player_id);
-      const action = p.kind !== "human"
-        ? '<span class="muted">bot</span>'
-        : code && p.reclaim_pending
-          ? `reclaim code <strong class="mono reclaim-code">${escapeHtml(code)}</strong>`
-          : `<button type="button" data-reclaim="${p.player_id}">issue reclaim code</button>${p.reclaim_pending ? ' <span class="muted">(a code is pending)</span>' : ""}`;
-      return `<tr data-player="${p.player_id}"><td>#${p.player_id}</td><td>${escapeHtml(p.name)}</td><td>${escapeHtml(p.team)}</td><td>${action}</td></tr>`;
-    })
+  renderRoster();
+}
+
+function seatState(id) {
+  const p = presence.get(id);
+  return p ? p.state : "never";
+}
+
+function seatRow(p) {
+  const code = reclaimCodes.get(p.player_id);
+  const action = p.kind !== "human"
+    ? '<span class="muted">bot</span>'
+    : code && p.reclaim_pending
+      ? `reclaim code <strong class="mono reclaim-code">${escapeHtml(code)}</strong>`
+      : `<button type="button" class="small-btn" data-reclaim="${p.player_id}">reclaim code</button>${p.reclaim_pending ? ' <span class="muted">(pending)</span>' : ""}`;
+  const state = seatState(p.player_id);
+  const n = presence.get(p.player_id)?.connections;
+  const label = `${PRESENCE_NAMES[state]}${n > 1 ? ` ×${n}` : ""}`;
+  return `<tr data-player="${p.player_id}"><td class="seat-name">${escapeHtml(p.name)}</td><td><span class="presence" data-state="${state}">${label}</span></td><td>${action}</td></tr>`;
+}
+
+function renderRoster() {
+  if (!m) return;
+  const byTeam = m.teams.map((team) => ({ team, rows: seats.filter((p) => p.team_id === team.team_id) }));
+  $("roster").innerHTML = byTeam
+    .map(({ team, rows }) => `<table class="table seats" data-team="${team.team_id}"><caption>${escapeHtml(team.name)} <span class="muted">${team.score}</span></caption><tbody>${rows.length ? rows.map(seatRow).join("") : '<tr><td class="muted" colspan="3">no seats yet</td></tr>'}</tbody></table>`)
     .join("");
+  const connected = seats.filter((p) => seatState(p.player_id) === "connected").length;
+  $("roster-count").textContent = `${connected}/${seats.length} connected`;
 }
 
 $("roster").addEventListener("click", async (ev) => {
   const btn = ev.target.closest("button[data-reclaim]");
   if (!btn) return;
   const id = Number(btn.dataset.reclaim);
-  const row = btn.closest("tr");
-  const name = row ? row.children[1].textContent : `player ${id}`;
+  const name = player(id);
   if (!confirm(`Issue a reclaim code for ${name}? Whoever types it with that name takes the seat, and the old tablet loses it.`)) return;
   try {
     const body = await api(`/api/match/${encodeURIComponent(page.code)}/players/${id}/reclaim`, "POST");

@@ -53,7 +53,7 @@ export function commandId(frame, lastSeq) {
 }
 
 /**
- * One websocket to /ws/match/<code>/<role>/ that reconnects with backoff. Every (re)connect
+ * One websocket to /ws/match/<code>/<path>/ (path: play | moderate | watch) that reconnects with backoff. Every (re)connect
  * starts with a snapshot from the server; `resync()` asks for a fresh one (e.g. after the
  * tablet wakes up). Events at or below the last applied seq are dropped (duplicates). The
  * server's heartbeats are answered at once; a heartbeat whose seq is past the last applied
@@ -61,8 +61,9 @@ export function commandId(frame, lastSeq) {
  * snapshot may arrive at any time (the server resyncs clients after an outage).
  */
 export class MatchSocket {
-  constructor({ code, role, token = "", onSnapshot, onEvent, onError, onStatus, onPong }) {
-    Object.assign(this, { code, role, token, onSnapshot, onEvent, onError, onStatus, onPong });
+  constructor({ code, path, token = "", params = {}, onSnapshot, onEvent, onError, onStatus, onPong, onPresence }) {
+    // params: extra query parameters (the dashboard asks for presence frames with {presence: 1}).
+    Object.assign(this, { code, path, token, params, onSnapshot, onEvent, onError, onStatus, onPong, onPresence });
     this.lastSeq = -1;
     this.backoff = 500;
     this.ref = 0;
@@ -78,8 +79,9 @@ export class MatchSocket {
 
   url() {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const q = this.token ? `?token=${encodeURIComponent(this.token)}` : "";
-    return `${scheme}://${location.host}/ws/match/${encodeURIComponent(this.code)}/${this.role}/${q}`;
+    const query = new URLSearchParams({ ...(this.token ? { token: this.token } : {}), ...this.params }).toString();
+    const q = query ? `?${query}` : "";
+    return `${scheme}://${location.host}/ws/match/${encodeURIComponent(this.code)}/${this.path}/${q}`;
   }
 
   connect() {
@@ -169,6 +171,9 @@ export class MatchSocket {
       case "pong":
         if (this.onPong) this.onPong(frame);
         break;
+      case "presence":
+        if (this.onPresence) this.onPresence(frame);
+        break;
       default:
         break; // acks: the events themselves update the page
     }
@@ -245,7 +250,7 @@ export function modelFromSnapshot(state) {
 function setScores(m, scores) {
   if (!scores) return;
   for (const team of m.teams) {
-    if (scores[String(team.id)] !== undefined) team.score = scores[String(team.id)];
+    if (scores[String(team.team_id)] !== undefined) team.score = scores[String(team.team_id)];
   }
 }
 
@@ -258,8 +263,8 @@ export function applyEvent(m, type, d) {
   const t = m.tossup;
   switch (type) {
     case "player_joined":
-      if (!m.players.some((p) => p.id === d.player_id)) {
-        m.players.push({ id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class });
+      if (!m.players.some((p) => p.player_id === d.player_id)) {
+        m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class });
       }
       break;
     case "match_started":
@@ -283,8 +288,8 @@ export function applyEvent(m, type, d) {
       break;
     case "buzz":
       // Seats taken after this page's snapshot are known from their first buzz.
-      if (!m.players.some((p) => p.id === d.player_id)) {
-        m.players.push({ id: d.player_id, team_id: d.team_id, name: d.player, kind: d.kind });
+      if (!m.players.some((p) => p.player_id === d.player_id)) {
+        m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.player, kind: d.kind });
       }
       if (t) {
         t.buzz = { ...d, guess: null, verdict: null, prompts: 0, directed_prompt: null };
@@ -381,7 +386,7 @@ export function applyEvent(m, type, d) {
 }
 
 export function teamName(m, id) {
-  const team = m.teams.find((x) => x.id === id);
+  const team = m.teams.find((x) => x.team_id === id);
   return team ? team.name : `team ${id}`;
 }
 
@@ -391,8 +396,8 @@ export function renderScoreboard(el, m, { mine = null } = {}) {
   const locked = t && !t.outcome ? t.locked_teams.filter((id) => !(t.buzz && t.buzz.team_id === id)) : [];
   el.innerHTML = m.teams
     .map((x) => {
-      const cls = [x.kind, x.id === mine ? "mine" : "", locked.includes(x.id) ? "locked" : ""].join(" ");
-      return `<li class="${cls}" data-team="${x.id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score}</span></li>`;
+      const cls = [x.kind, x.team_id === mine ? "mine" : "", locked.includes(x.team_id) ? "locked" : ""].join(" ");
+      return `<li class="${cls}" data-team="${x.team_id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score}</span></li>`;
     })
     .join("");
 }
@@ -437,34 +442,6 @@ export function renderHeader(m) {
   const cat = document.getElementById("q-category");
   if (idx) idx.textContent = m.tossup ? `Tossup ${m.tossup.index + 1} of ${m.tossupCount}` : m.status === "ended" ? "Match over" : "Waiting for the moderator to start…";
   if (cat) cat.textContent = m.tossup && m.tossup.category ? `· ${m.tossup.category}` : "";
-}
-
-/** Drive a countdown bar to `deadline` (epoch seconds, server clock ≈ client clock + offset). */
-export class Countdown {
-  constructor(bar, label) {
-    this.bar = bar;
-    this.label = label;
-    this.timer = null;
-  }
-
-  start(deadline, offset = 0) {
-    this.stop();
-    if (!deadline) return;
-    const total = Math.max(0.1, deadline - (Date.now() / 1000 + offset));
-    const tick = () => {
-      const left = Math.max(0, deadline - (Date.now() / 1000 + offset));
-      if (this.bar) this.bar.style.width = `${(100 * left) / total}%`;
-      if (this.label) this.label.textContent = `${left.toFixed(1)} s`;
-      if (left <= 0) this.stop();
-    };
-    tick();
-    this.timer = setInterval(tick, 100);
-  }
-
-  stop() {
-    clearInterval(this.timer);
-    this.timer = null;
-  }
 }
 
 /** Server clock − client clock, estimated from pongs (the minimum-RTT sample wins). */

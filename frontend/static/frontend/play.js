@@ -2,14 +2,16 @@
 // buzz sends the index of the last word shown on this screen.
 // The seat's token is this tablet's secret: kept in localStorage, it reconnects the socket
 // and gets the seat back from /api/join; a name alone never does (another tablet needs a
-// one-time reclaim code from the moderator).
+// one-time reclaim code from the moderator). The handle's secret (tossup.identity) is kept the
+// same way: it makes this tablet's player the same subject in every match it joins.
 import {
-  ClockOffset, Countdown, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot,
+  ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot,
   pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast,
 } from "./match.js";
 
 const SEAT_KEY = "tossup.seat";
 const TOKENS_KEY = "tossup.tokens"; // {"CODE:name": token} of seats this tablet has held
+const IDENTITY_KEY = "tossup.identity"; // {handle, secret} of the identity this tablet holds
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 
@@ -21,8 +23,6 @@ let answerSent = false;
 let bonusSent = null; // "bonus_id:part" answered
 const flagged = new Set();
 const clock = new ClockOffset();
-const answerClock = new Countdown($("countdown-bar"), $("countdown-text"));
-const bonusClock = new Countdown($("bonus-countdown-bar"), $("bonus-countdown-text"));
 
 // --- joining --------------------------------------------------------------------------
 async function loadTeams() {
@@ -55,11 +55,24 @@ function rememberToken(code, name, token) {
   localStorage.setItem(TOKENS_KEY, JSON.stringify(tokens));
 }
 
+function knownIdentity() {
+  try {
+    return JSON.parse(localStorage.getItem(IDENTITY_KEY) || "null");
+  } catch {
+    return null;
+  }
+}
+
 async function join(ev) {
   ev.preventDefault();
   const payload = { code: $("join-code").value.trim().toUpperCase(), name: $("join-name").value.trim(), team: $("join-team").value };
   // The secret: a reclaim code typed from the moderator, else this tablet's own token for the seat.
   payload.secret = $("join-reclaim").value.trim() || knownTokens()[`${payload.code}:${payload.name}`] || "";
+  // The identity: the handle typed (or remembered) with its secret, typed or kept by this tablet.
+  const held = knownIdentity();
+  payload.handle = $("join-handle").value.trim();
+  const sameHandle = held && held.handle.toLowerCase() === payload.handle.toLowerCase();
+  payload.identity_secret = $("join-identity-secret").value.trim() || (sameHandle ? held.secret : "");
   let res;
   let body;
   try {
@@ -78,14 +91,20 @@ async function join(ev) {
     $("join-error").textContent = body.message || body.code;
     if (body.code === "seat_taken") {
       $("reclaim").open = true;
-      $("join-reclaim").focus();
+      $(body.extra && body.extra.field === "handle" ? "join-handle" : "join-reclaim").focus();
     }
     return;
   }
   seat = { ...body, name: payload.name, team: payload.team };
   localStorage.setItem(SEAT_KEY, JSON.stringify(seat));
   rememberToken(seat.code, seat.name, seat.token);
+  if (body.identity && body.identity.secret) {
+    localStorage.setItem(IDENTITY_KEY, JSON.stringify(body.identity));
+  } else if (payload.identity_secret && body.identity && body.identity.handle.toLowerCase() === payload.handle.toLowerCase()) {
+    localStorage.setItem(IDENTITY_KEY, JSON.stringify({ handle: body.identity.handle, secret: payload.identity_secret }));
+  }
   $("join-reclaim").value = "";
+  $("join-identity-secret").value = "";
   startGame();
 }
 
@@ -96,19 +115,156 @@ function leave() {
   location.href = "/play/";
 }
 
+// --- this tablet's preferences (localStorage) -----------------------------------------
+const FONT_KEY = "tossup.fontStep";
+const FEEDBACK_KEY = "tossup.buzzFeedback";
+const FONT_STEPS = [0.85, 1, 1.15, 1.3, 1.5, 1.75]; // × the page's 17 px root size
+let fontStep = Number(localStorage.getItem(FONT_KEY) ?? 1);
+if (!Number.isInteger(fontStep) || !FONT_STEPS[fontStep]) fontStep = 1;
+
+function applyFont() {
+  document.documentElement.style.fontSize = `${17 * FONT_STEPS[fontStep]}px`;
+  $("font-smaller").disabled = fontStep === 0;
+  $("font-larger").disabled = fontStep === FONT_STEPS.length - 1;
+  localStorage.setItem(FONT_KEY, String(fontStep));
+}
+
+let audio = null;
+/** A short beep (WebAudio, no sound file) and a vibration, when the player turned them on. */
+function buzzFeedback() {
+  if (!$("buzz-feedback").checked) return;
+  if (navigator.vibrate) navigator.vibrate(60);
+  try {
+    audio = audio || new AudioContext();
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.frequency.value = 880;
+    gain.gain.setValueAtTime(0.25, audio.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.18);
+    osc.connect(gain).connect(audio.destination);
+    osc.start();
+    osc.stop(audio.currentTime + 0.2);
+  } catch {
+    // no audio output: the vibration (if any) is the feedback
+  }
+}
+
+// --- the visible viewport -------------------------------------------------------------
+// The page is as tall as the visual viewport, so an on-screen keyboard (which shrinks it)
+// shrinks the page instead of covering it; with the keyboard open the BUZZ bar gets small.
+const TEXT_INPUT = "input:not([type=checkbox]), textarea";
+const touchScreen = () => navigator.maxTouchPoints > 0 || matchMedia("(pointer: coarse)").matches;
+
+function fitViewport() {
+  const vv = window.visualViewport;
+  const height = vv ? vv.height : window.innerHeight;
+  document.documentElement.style.setProperty("--vvh", `${Math.round(height)}px`);
+  const typing = document.activeElement && document.activeElement.matches(TEXT_INPUT) && !$("game").hidden;
+  document.body.classList.toggle("keyboard", !!typing && touchScreen());
+  if (typing) document.activeElement.scrollIntoView({ block: "nearest" });
+}
+
+// --- the answer timer -----------------------------------------------------------------
+const WARNING_S = 5; // the timer turns amber, and says so, at 5 s left …
+const URGENT_S = 2; // … and red at 2 s
+/**
+ * A large countdown to an answer deadline (server clock) that changes colour (data-level
+ * calm → warning → urgent) and tells screen readers only at the start, at each level and at
+ * the end, through its own assertive live region.
+ */
+class AnswerTimer {
+  constructor(root) {
+    this.root = root;
+    this.num = root.querySelector(".timer-num");
+    this.bar = root.querySelector(".timer-bar");
+    this.say = $("timer-say"); // outside the timer: a live region must exist before its text changes
+    this.deadline = null;
+    this.timer = null;
+  }
+
+  start(deadline, offset = 0) {
+    if (deadline && deadline === this.deadline && this.timer) return; // already counting to it
+    this.stop();
+    if (!deadline) return;
+    this.deadline = deadline;
+    this.root.hidden = false;
+    const total = Math.max(0.1, deadline - (Date.now() / 1000 + offset));
+    let level = null;
+    const tick = () => {
+      const left = Math.max(0, deadline - (Date.now() / 1000 + offset));
+      const now = left <= URGENT_S ? "urgent" : left <= WARNING_S ? "warning" : "calm";
+      this.num.textContent = `${Math.ceil(left)} s`;
+      this.bar.style.width = `${(100 * left) / total}%`;
+      if (now !== level) {
+        this.root.dataset.level = now;
+        this.say.textContent = level === null ? `${Math.ceil(left)} seconds to answer` : `${Math.ceil(left)} seconds left`;
+        level = now;
+      }
+      if (left <= 0) {
+        this.say.textContent = "Time is up";
+        clearInterval(this.timer);
+        this.timer = null;
+      }
+    };
+    tick();
+    this.timer = setInterval(tick, 100);
+  }
+
+  stop() {
+    if (this.deadline !== null) this.say.textContent = "";
+    clearInterval(this.timer);
+    this.timer = null;
+    this.deadline = null;
+    this.root.hidden = true;
+    this.root.dataset.level = "calm";
+  }
+}
+
+const answerClock = new AnswerTimer($("answer-timer"));
+const bonusClock = new AnswerTimer($("bonus-timer"));
+
 // --- the game -------------------------------------------------------------------------
+// What the tablet keeps beside the shared model: the buzzes of the current tossup (for the
+// recap after it ends), its whole text once ended, and this seat's last press (for "you lost
+// the race to X by N ms").
+let recap = null; // {question_id, words: [..] | null, power_index, buzzes: [{player_id, team_id, token_index, guess, ruling, points}]}
+let myPress = null; // {question_id, pressed_at (server clock), token_index}
+let lostRace = null; // myPress of a buzz the server said was outraced
+let bonusPrompt = "";
+
+function recapFor(questionId) {
+  if (!recap || recap.question_id !== questionId) recap = { question_id: questionId, words: null, power_index: null, buzzes: [] };
+  return recap;
+}
+
+function recapFromSnapshot(state) {
+  const t = state.tossup;
+  recap = null;
+  if (!t) return;
+  const r = recapFor(t.question_id);
+  r.words = t.words || null;
+  r.power_index = t.power_index ?? null;
+  r.buzzes = (state.history || []).filter((h) => h.kind === "tossup" && h.question_id === t.question_id && !h.undone);
+}
+
 function startGame() {
   $("join").hidden = true;
   $("game").hidden = false;
   $("you").textContent = `${seat.name} · ${seat.team} · ${seat.code}`;
+  applyFont();
+  fitViewport();
   socket = new MatchSocket({
     code: seat.code,
-    role: "play",
+    path: "play",
     token: seat.token,
     onSnapshot(state) {
       m = modelFromSnapshot(state);
+      recapFromSnapshot(state);
       pendingBuzz = null;
+      lostRace = null;
+      bonusPrompt = "";
       answerSent = m.tossup && m.tossup.buzz && m.tossup.buzz.player_id === seat.player_id && m.phase === "ruling";
+      banner(m.paused ? "Paused" : m.status === "ended" ? "Match over — thanks for playing!" : answerSent ? "Answer sent — waiting for the ruling…" : "");
       render();
     },
     onEvent,
@@ -141,6 +297,24 @@ function banner(text, kind = "") {
   $("banner").className = `banner ${kind}`;
 }
 
+function playerName(id) {
+  const p = m.players.find((x) => x.player_id === id);
+  return p ? p.name : `player ${id}`;
+}
+
+function points(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
+}
+
+/** "You lost the race to X by N ms": the winner's press against this tablet's, both on the server clock. */
+function lostRaceText(won) {
+  const who = `${won.player} (${won.team})`;
+  if (won.token_index < lostRace.token_index) return `You lost the race to ${who}: they buzzed on an earlier word.`;
+  const theirs = won.corrected_press_at ?? won.received_at;
+  const gap = Math.round((lostRace.pressed_at - theirs) * 1000);
+  return gap > 0 ? `You lost the race to ${who} by ${gap} ms.` : `You lost the race to ${who}.`;
+}
+
 function onEvent(type, d) {
   if (applyEvent(m, type, d) === "resync") {
     socket.resync();
@@ -150,36 +324,60 @@ function onEvent(type, d) {
     case "tossup_started":
       pendingBuzz = null;
       answerSent = false;
+      lostRace = null;
+      recapFor(d.question_id);
       banner("");
+      $("bonus-result").textContent = "";
       break;
     case "buzz":
       pendingBuzz = null;
       answerSent = false;
-      banner(mine(d) ? "You buzzed — answer now!" : `${d.player} (${d.team}) buzzed`, mine(d) ? "good" : "");
+      if (mine(d)) banner("You buzzed — answer now!", "good");
+      else if (lostRace && lostRace.question_id === d.question_id) banner(lostRaceText(d), "bad");
+      else banner(`${d.player} (${d.team}) buzzed`);
+      lostRace = null;
       break;
     case "buzz_lost":
       pendingBuzz = null;
-      banner("Another buzz got there first.");
+      if (d.reason === "outraced" && myPress && myPress.question_id === d.question_id) {
+        lostRace = myPress;
+        banner("Another buzz got there first.", "bad");
+      } else {
+        banner("The tossup ended before your buzz counted.");
+      }
+      break;
+    case "awaiting_ruling":
+      if (mine(d) || (m.tossup && m.tossup.buzz && mine(m.tossup.buzz))) banner("Answer sent — waiting for the ruling…");
       break;
     case "prompt":
       if (mine(d)) answerSent = false;
       banner(mine(d) ? "Prompt — answer again" : "Prompt", "");
       break;
     case "buzz_ruled": {
-      const who = mine(d) ? "You" : teamName(m, d.team_id);
-      const pts = d.points > 0 ? `+${d.points}` : `${d.points}`;
-      banner(`${who}: ${d.ruling.replace("_", " ")} (${pts})`, d.ruling === "correct" ? "good" : "bad");
+      const who = mine(d) ? "You" : `${playerName(d.player_id)} (${teamName(m, d.team_id)})`;
+      const said = d.guess ? ` “${d.guess}”` : "";
+      banner(`${who}${said}: ${d.ruling.replace("_", " ")} (${points(d.points)})`, d.ruling === "correct" ? "good" : "bad");
+      recapFor(d.question_id).buzzes.push(d);
       break;
     }
-    case "tossup_ended":
+    case "tossup_ended": {
+      const r = recapFor(d.question_id);
+      r.words = d.words || null;
+      r.power_index = d.power_index;
       if (d.outcome !== "answered") banner(d.outcome === "dead" ? "Dead tossup" : "Skipped");
+      break;
+    }
+    case "bonus_started":
+    case "bonus_part":
+      bonusPrompt = "";
+      bonusSent = null;
       break;
     case "bonus_prompt":
       bonusSent = null; // the team answers this part again
-      $("bonus-result").textContent = d.directed_prompt || "Prompt: be more specific.";
+      bonusPrompt = d.directed_prompt || "Prompt: be more specific.";
       break;
     case "bonus_part_ruled":
-      $("bonus-result").textContent = `Part ${d.part + 1}: ${d.ruling} (${d.points})`;
+      bonusPrompt = "";
       break;
     case "paused":
       banner("Paused");
@@ -212,10 +410,11 @@ function render() {
   renderScoreboard($("scoreboard"), m, { mine: myTeam() });
   renderWords($("q-text"), t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null });
 
-  // The answer line only exists in the model once the tossup ended (player view).
+  // The answer line (and the whole question) only exist in the model once the tossup ended.
   const revealed = t && t.outcome && t.answer_line;
   $("reveal").hidden = !revealed;
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;
+  renderRecap(t);
 
   const buzzBtn = $("buzz");
   const locked = t && t.locked_teams.includes(myTeam()) && !(t.buzz && mine(t.buzz)) && !t.outcome;
@@ -233,9 +432,8 @@ function render() {
     $("prompt-text").textContent = prompt;
     $("answer-input").disabled = answerSent;
     form.querySelector("button").disabled = answerSent;
-    if (answerSent) {
+    if (answerSent || m.phase === "ruling") {
       answerClock.stop();
-      $("countdown-text").textContent = "waiting for the ruling…";
     } else {
       answerClock.start(t.buzz.answer_deadline, clock.offset);
       if (wasHidden || !$("answer-input").value) $("answer-input").focus();
@@ -252,7 +450,45 @@ function render() {
     const sent = flagged.has(`${t && t.question_id}:${b.dataset.problem}`);
     b.classList.toggle("sent", sent);
     b.disabled = sent;
+    b.setAttribute("aria-pressed", String(sent));
   }
+  fitViewport();
+}
+
+/** After the tossup: the whole question, a mark after the word of each buzz, and who said what. */
+function renderRecap(t) {
+  const r = t && t.outcome && recap && recap.question_id === t.question_id && recap.words ? recap : null;
+  $("recap").hidden = !r;
+  $("q-text").hidden = !!r;
+  if (!r) return;
+  const read = t.words.length;
+  const marks = new Map();
+  for (const b of r.buzzes) marks.set(b.token_index, [...(marks.get(b.token_index) || []), b]);
+  const html = [];
+  r.words.forEach((w, i) => {
+    html.push(`<span class="w${i >= read ? " unread" : ""}">${escapeHtml(w)}</span>`);
+    if (r.power_index != null && i === r.power_index - 1) html.push('<span class="buzzmark power">(*)</span>');
+    for (const b of marks.get(i) || []) {
+      const ok = b.ruling === "correct";
+      html.push(`<span class="buzzmark${ok ? " correct" : ""}" data-player="${b.player_id}">${ok ? "✓" : "✗"} ${escapeHtml(playerName(b.player_id))} ${points(b.points)}</span>`);
+    }
+  });
+  $("recap-text").innerHTML = html.join(" ");
+  $("recap-buzzes").innerHTML = r.buzzes.length
+    ? r.buzzes
+        .map((b) => {
+          const said = b.guess ? `“${escapeHtml(b.guess)}”` : "no answer";
+          return `<li>${escapeHtml(playerName(b.player_id))} (${escapeHtml(teamName(m, b.team_id))}) at word ${b.token_index + 1}: ${said} — ${escapeHtml(b.ruling.replace("_", " "))}, ${points(b.points)}</li>`;
+        })
+        .join("")
+    : "<li>Nobody buzzed.</li>";
+}
+
+function bonusResultText(b) {
+  if (b.ended || m.phase === "between") return `Bonus: ${b.points} points`;
+  if (bonusPrompt) return bonusPrompt;
+  const last = b.parts.filter((p) => p && p.result).pop();
+  return last ? `Part ${last.part + 1}: ${last.result.ruling.replace("_", " ")} (${points(last.result.points)})` : "";
 }
 
 function renderBonus() {
@@ -260,11 +496,11 @@ function renderBonus() {
   $("bonus").hidden = !b;
   if (!b) return;
   const ours = b.team_id === myTeam();
-  const cur = b.parts[b.part];
+  const cur = Number.isInteger(b.part) && b.part >= 0 ? b.parts[b.part] : null;
   $("bonus-leadin").textContent = `Bonus for ${teamName(m, b.team_id)}${b.leadin ? ` — ${b.leadin}` : ""}`;
-  $("bonus-text").innerHTML = cur ? `<strong>[${cur.value}]</strong> ${escapeHtml(cur.text)}` : "";
+  $("bonus-text").innerHTML = cur ? `<strong>Part ${b.part + 1} [${cur.value}]</strong> ${escapeHtml(cur.text)}` : "";
   const key = cur ? `${b.bonus_id}:${b.part}` : null;
-  const open = ours && cur && !cur.result && !b.ended && bonusSent !== key;
+  const open = ours && cur && !cur.result && !b.ended && m.phase === "bonus" && bonusSent !== key;
   const wasHidden = $("bonus-form").hidden;
   $("bonus-form").hidden = !open;
   if (open) {
@@ -276,13 +512,17 @@ function renderBonus() {
   } else {
     bonusClock.stop();
   }
-  if (b.ended) $("bonus-result").textContent = `Bonus: ${b.points} points`;
+  $("bonus-result").textContent = bonusResultText(b);
 }
 
 function buzz() {
   if (!canBuzz()) return;
   const t = m.tossup;
-  pendingBuzz = socket.send({ type: "buzz", question_id: t.question_id, token_index: t.words.length - 1, client_time: Date.now() / 1000 });
+  const now = Date.now() / 1000;
+  const tokenIndex = t.words.length - 1;
+  pendingBuzz = socket.send({ type: "buzz", question_id: t.question_id, token_index: tokenIndex, client_time: now });
+  myPress = { question_id: t.question_id, pressed_at: now + clock.offset, token_index: tokenIndex };
+  if (pendingBuzz !== null) buzzFeedback();
   // If neither a buzz event nor an error comes back (lost frame), free the button again.
   const ref = pendingBuzz;
   setTimeout(() => { if (pendingBuzz === ref) { pendingBuzz = null; render(); } }, 3000);
@@ -291,7 +531,17 @@ function buzz() {
 
 $("join-code").addEventListener("input", () => { clearTimeout(loadTeams.t); loadTeams.t = setTimeout(loadTeams, 250); });
 $("join-form").addEventListener("submit", join);
-$("leave").addEventListener("click", leave);
+if (knownIdentity()) $("join-handle").value = knownIdentity().handle;
+$("leave").addEventListener("click", () => $("leave-dialog").showModal());
+$("leave-dialog").addEventListener("close", () => { if ($("leave-dialog").returnValue === "leave") leave(); });
+$("font-smaller").addEventListener("click", () => { fontStep = Math.max(0, fontStep - 1); applyFont(); });
+$("font-larger").addEventListener("click", () => { fontStep = Math.min(FONT_STEPS.length - 1, fontStep + 1); applyFont(); });
+$("buzz-feedback").checked = localStorage.getItem(FEEDBACK_KEY) === "on";
+$("buzz-feedback").addEventListener("change", () => localStorage.setItem(FEEDBACK_KEY, $("buzz-feedback").checked ? "on" : "off"));
+if (window.visualViewport) window.visualViewport.addEventListener("resize", fitViewport);
+window.addEventListener("resize", fitViewport);
+document.addEventListener("focusin", fitViewport);
+document.addEventListener("focusout", () => setTimeout(fitViewport, 0));
 $("buzz").addEventListener("pointerdown", (ev) => { ev.preventDefault(); buzz(); });
 $("buzz").addEventListener("click", buzz);
 document.addEventListener("keydown", (ev) => {
@@ -304,7 +554,10 @@ $("answer-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const t = m.tossup;
   if (!t || answerSent) return;
-  if (socket.send({ type: "answer", question_id: t.question_id, text: $("answer-input").value }) !== null) answerSent = true;
+  if (socket.send({ type: "answer", question_id: t.question_id, text: $("answer-input").value }) !== null) {
+    answerSent = true;
+    banner("Answer sent — waiting for the ruling…");
+  }
   render();
 });
 $("bonus-form").addEventListener("submit", (ev) => {
@@ -313,6 +566,7 @@ $("bonus-form").addEventListener("submit", (ev) => {
   if (!b) return;
   if (socket.send({ type: "bonus_answer", bonus_id: b.bonus_id, part: b.part, text: $("bonus-input").value }) !== null) {
     bonusSent = `${b.bonus_id}:${b.part}`;
+    bonusPrompt = "";
   }
   render();
 });

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from competition.management import progress
 from irt.datasets import advscore_table
 
 
@@ -21,12 +22,17 @@ class Command(BaseCommand):
         parser.add_argument("--data", required=True, type=Path, help="shared/data/advscore directory")
         parser.add_argument("--json", type=Path, help="write the table as JSON here")
         parser.add_argument("--no-loo", action="store_true", help="skip leave-one-human-out refits")
+        progress.add_progress_flag(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         data: Path = options["data"]
         if not data.is_dir():
             raise CommandError(f"{data} is not a directory (expected shared/data/advscore)")
-        table = advscore_table(data, leave_one_out=not options["no_loo"])
+        table = advscore_table(
+            data,
+            leave_one_out=not options["no_loo"],
+            progress=progress.wrapper(options, desc="fitting", unit="dataset"),
+        )
         self.stdout.write(
             f"{'dataset':10} {'source':6} {'mu':>8} {'kappa':>8} {'delta':>8} {'advscore':>9}  loo"
         )

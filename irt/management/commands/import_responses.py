@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from competition.management import progress
 from irt import pipeline
 from irt.importers import FORMATS, ResponseFormatError, read_responses
 
@@ -22,6 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=sorted(FORMATS))
         parser.add_argument("--dataset", help="dataset name (default: the file name without suffix)")
         parser.add_argument("--fit", action="store_true", help="fit the dataset afterwards")
+        progress.add_progress_flag(parser)
 
     def handle(self, *args, path: Path, format: str, dataset: str | None, fit: bool, **options) -> None:
         if not path.is_file():
@@ -39,7 +41,8 @@ class Command(BaseCommand):
             f"({humans} humans, {len(subjects) - humans} bots, {len({r.item for r in rows})} items)"
         )
         if fit:
-            result = pipeline.fit_scope(name)
+            with progress.fraction_bar(options, f"fitting {name}") as advance:
+                result = pipeline.fit_scope(name, progress=advance)
             adv = result.summary.get("advscore")
             self.stdout.write(
                 f"fit #{result.id}: ADVSCORE_D = {adv if adv is None else round(adv, 4)} "

@@ -22,10 +22,13 @@ from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, loa
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from competition import services
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
+from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
 from irt.models import Fit
+from irt.pipeline import identity_key
+from irt.selectors import subject_labels
 from scoring.rules import load_preset
 from tools.simulation import SimPlayer, moderate
 
@@ -76,6 +79,7 @@ class Command(BaseCommand):
             "--server", help="use this running server (http://host:port) instead of starting one"
         )
         parser.add_argument("--timeout", type=float, default=1800.0)
+        progress.add_progress_flag(parser)
 
     def handle(self, *args: Any, **opts: Any) -> None:
         started = time.time()
@@ -160,8 +164,8 @@ class Command(BaseCommand):
                 bots_to_run.append((ReplayGuesser(replay[1], question_map), bot_tokens[replay[0]]))
             bot_urls = [(g, f"{ws}/ws/match/{match.join_code}/play/?token={tok}") for g, tok in bots_to_run]
             mod_url = f"{ws}/ws/match/{match.join_code}/moderate/?token={match.moderator_token}"
-            events = asyncio.run(self._play(sims, bot_urls, mod_url, opts))
-            fit = self._wait_for_fit(match, opts["timeout"])
+            events = asyncio.run(self._play(sims, bot_urls, mod_url, opts, len(tossups)))
+            fit = self._wait_for_fit(match, opts)
         finally:
             launcher.stop(*reversed(procs))
         report = self._report(match, sims, events, fit, time.time() - started)
@@ -214,7 +218,9 @@ class Command(BaseCommand):
             raise CommandError(
                 "--bot-train is required with --demo (a qbreader packet file), or use --bot none"
             )
-        return _cached_guesser(opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write)
+        unit = "batch" if opts["bot"] == "embedding" else "tossup"
+        bar = progress.wrapper(opts, desc=f"training {opts['bot']}", unit=unit)
+        return _cached_guesser(opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write, bar)
 
     def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
         """(bot name, external id → first recorded buzz) from a buzz file or a folder of them."""
@@ -246,8 +252,9 @@ class Command(BaseCommand):
         procs.append(launcher.start_server(port, env, log=logs / "server.log"))
         return f"http://127.0.0.1:{port}"
 
-    async def _play(self, sims, bots, mod_url, opts) -> list[dict[str, Any]]:
-        """``bots``: [(guesser, play url)]; a replay guesser answers with confidence 0 or 1."""
+    async def _play(self, sims, bots, mod_url, opts, n_tossups: int) -> list[dict[str, Any]]:
+        """``bots``: [(guesser, play url)]; a replay guesser answers with confidence 0 or 1. A bar
+        counts the tossups played (of ``n_tossups``)."""
         from buzzer.bots.client import run_bot
 
         tasks = [asyncio.create_task(s.run(), name=s.name) for s in sims]
@@ -258,8 +265,16 @@ class Command(BaseCommand):
             bot = run_bot(url, guesser, threshold=threshold, min_tokens=min_tokens)
             tasks.append(asyncio.create_task(bot, name=type(guesser).__name__))
         await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
+        played: set[int] = set()
+
+        def count(msg: dict[str, Any]) -> None:
+            if msg["event"] == "tossup_ended":
+                played.add(msg["data"]["question_id"])
+                bar.update(len(played) - bar.n)
+
         try:
-            events = await moderate(mod_url, timeout=opts["timeout"])
+            with progress.bar(opts, total=n_tossups, desc="playing", unit="tossup") as bar:
+                events = await moderate(mod_url, timeout=opts["timeout"], on_event=count)
             _, pending = await asyncio.wait(tasks, timeout=30)
             if pending:  # the match is over and stored; a client that missed the end must not sink the report
                 names = ", ".join(sorted(t.get_name() for t in pending))
@@ -272,15 +287,19 @@ class Command(BaseCommand):
                 t.cancel()
         return events
 
-    def _wait_for_fit(self, match: Match, timeout: float) -> Fit:
+    def _wait_for_fit(self, match: Match, opts: dict[str, Any]) -> Fit:
+        timeout = opts["timeout"]
         end = time.time() + timeout
-        while time.time() < end:
-            fit = Fit.objects.filter(dataset=f"match:{match.id}").order_by("-created_at").first()
-            if fit is not None and fit.status == Fit.Status.DONE:
-                return fit
-            if fit is not None and fit.status == Fit.Status.FAILED:
-                raise CommandError(f"IRT fit failed: {fit.error}")
-            time.sleep(0.5)
+        with progress.fraction_bar(opts, "IRT fit (worker)") as advance:
+            while time.time() < end:
+                fit = Fit.objects.filter(dataset=f"match:{match.id}").order_by("-created_at").first()
+                if fit is not None:
+                    advance(fit.progress)
+                if fit is not None and fit.status == Fit.Status.DONE:
+                    return fit
+                if fit is not None and fit.status == Fit.Status.FAILED:
+                    raise CommandError(f"IRT fit failed: {fit.error}")
+                time.sleep(0.5)
         raise CommandError(
             f"no IRT fit for match {match.id} after {timeout:.0f}s (is the Celery worker running?)"
         )
@@ -312,16 +331,20 @@ class Command(BaseCommand):
                 "received_at": b.received_at,
                 "accepted_at": b.accepted_at,
                 "ruled_at": b.ruled_at,
-                "client_pressed_at": b.client_pressed_at,
+                "client_time": b.client_time,
                 "corrected_press_at": b.corrected_press_at,
             }
             for b in Buzz.objects.filter(match=match).select_related("player", "tossup").order_by("seq")
         ]
-        true_skill = {f"human:{s.name}": s.true_skill for s in sims}
+        # Subjects are identities (irt.pipeline.identity_key): the simulated players' seats say whose.
+        seats = {p.name: identity_key(p.kind, p.competitor_id, p.id) for p in match.players.all()}
+        true_skill = {seats[s.name]: s.true_skill for s in sims if s.name in seats}
+        skills = list(fit.skills.all())
+        labels = subject_labels(s.subject for s in skills)
         leaderboard = []
-        for s in fit.skills.all():
+        for s in skills:
             row = {
-                "subject": s.subject.split(":", 1)[1],
+                "subject": labels[s.subject],
                 "kind": s.kind,
                 "skill": s.skill,
                 "skill_se": s.skill_se,
@@ -365,9 +388,9 @@ class Command(BaseCommand):
         }
 
 
-def _cached_guesser(kind: str, train: Path, max_year: int | None, say) -> Any:
+def _cached_guesser(kind: str, train: Path, max_year: int | None, say, bar=None) -> Any:
     """Train the ``kind`` (tfidf | embedding) bot once per (file, size, mtime, max year, settings); later
-    runs load it."""
+    runs load it. ``bar`` (optional) wraps the training's long loop (``progress.wrapper``)."""
     from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
     from buzzer.bots.tfidf import TfidfGuesser
 
@@ -390,7 +413,7 @@ def _cached_guesser(kind: str, train: Path, max_year: int | None, say) -> Any:
                 # A model saved by an older version of the code: train afresh.
                 say(f"cannot load {cache} ({exc}); retraining")
         say(f"training the {kind} bot on {train} (max year {max_year})…")
-        guesser = model.from_packets(train, max_year=max_year)
+        guesser = model.from_packets(train, max_year=max_year, progress=bar)
     except EncoderUnavailable as exc:
         raise CommandError(str(exc)) from exc
     cache.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,124 @@
+"""One name per concept (pure: standard library only). Every layer — engine, database, websocket
+protocol, pages, bots, exports — takes these values from here; ``docs/PROTOCOL.md`` is generated
+from them (``python -m buzzer.protocol_doc``).
+
+The members are ``StrEnum``s, so they compare equal to (and serialise as) their plain strings:
+``Ruling.CORRECT == "correct"``.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    """A reading of one given answer against the answer line (QUIZBOWL.md "answer lines").
+
+    The judge (``scoring.judge``) suggests ACCEPT, PROMPT, REJECT or NEEDS_MODERATOR (no clause
+    decided it); the moderator's ``rule`` command gives ACCEPT, PROMPT, REJECT or NO_PENALTY
+    (reject without the neg: e.g. the moderator misread the question)."""
+
+    ACCEPT = "accept"
+    PROMPT = "prompt"
+    REJECT = "reject"
+    NEEDS_MODERATOR = "needs_moderator"
+    NO_PENALTY = "no_penalty"
+
+
+JUDGE_VERDICTS: tuple[Verdict, ...] = (
+    Verdict.ACCEPT,
+    Verdict.PROMPT,
+    Verdict.REJECT,
+    Verdict.NEEDS_MODERATOR,
+)
+MODERATOR_VERDICTS: tuple[Verdict, ...] = (Verdict.ACCEPT, Verdict.PROMPT, Verdict.REJECT, Verdict.NO_PENALTY)
+
+
+class Ruling(StrEnum):
+    """How a buzz or a bonus part was scored: events ``buzz_ruled`` / ``bonus_part_ruled``, the buzz
+    log (``Buzz.ruling``), the view's ``history`` and every export. TIMEOUT: no answer in time."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    NO_PENALTY = "no_penalty"
+    TIMEOUT = "timeout"
+
+    @classmethod
+    def of(cls, verdict: str) -> Ruling:
+        """The ruling a final verdict stands for: accept → correct, reject → wrong, no_penalty →
+        no_penalty. ValueError for prompt and needs_moderator, which rule nothing yet."""
+        try:
+            return _RULING_OF[Verdict(verdict)]
+        except (KeyError, ValueError):
+            raise ValueError(f"verdict {verdict!r} is not a ruling") from None
+
+
+_RULING_OF = {
+    Verdict.ACCEPT: Ruling.CORRECT,
+    Verdict.REJECT: Ruling.WRONG,
+    Verdict.NO_PENALTY: Ruling.NO_PENALTY,
+}
+
+
+class TossupOutcome(StrEnum):
+    """How a tossup ended (``tossup_ended.outcome``, the view's ``tossup.outcome``)."""
+
+    ANSWERED = "answered"
+    DEAD = "dead"
+    SKIPPED = "skipped"
+
+
+class Role(StrEnum):
+    """Who a connection, a request or a log entry speaks for. The websocket paths name the pages
+    (``/ws/match/<code>/play|moderate|watch/``): :data:`PATH_ROLES` maps them to a role."""
+
+    PLAYER = "player"  # a human seat or a bot seat
+    MODERATOR = "moderator"
+    SPECTATOR = "spectator"  # the scoreboard, the projector, anyone watching
+    EDITOR = "editor"  # flags questions from the command line or the analyst pages
+    ORGANISER = "organiser"  # runs the event: creates matches, corrects names in the admin
+    DRIVER = "driver"  # the reading driver: ticks and its own pause/resume (log actor only)
+
+
+PATH_ROLES: dict[str, Role] = {"play": Role.PLAYER, "moderate": Role.MODERATOR, "watch": Role.SPECTATOR}
+CONNECTION_ROLES: tuple[Role, ...] = (Role.PLAYER, Role.MODERATOR, Role.SPECTATOR)
+FLAG_ROLES: tuple[Role, ...] = (Role.PLAYER, Role.MODERATOR, Role.EDITOR)
+
+
+class Audience(StrEnum):
+    """Who an event (or a view) is for. A seat's own events use :func:`player_audience`
+    (``player:<player_id>``); a connection receives the audiences ``event_audiences`` gives it."""
+
+    ALL = "all"
+    MODERATOR = "moderator"
+
+
+def player_audience(player_id: int) -> str:
+    """``"player:<player_id>"``: the audience of one seat."""
+    return f"player:{player_id}"
+
+
+def actor(role: Role, player_id: int | None = None) -> str:
+    """The event log's ``actor``: ``player:<id>`` for a seat, else the role's name."""
+    return player_audience(player_id) if role is Role.PLAYER and player_id is not None else str(role)
+
+
+class FlagProblem(StrEnum):
+    """Why an expert flags a tossup as ill-posed (ADVSCORE.md §6). ``label``: what pages show."""
+
+    LACKS_FACTUALITY = "lacks_factuality"
+    LACKS_SPECIFICITY = "lacks_specificity"
+    SUBJECTIVITY = "subjectivity"
+    AMBIGUITY = "ambiguity"
+
+    @property
+    def label(self) -> str:
+        return _FLAG_LABELS[self]
+
+
+_FLAG_LABELS = {
+    FlagProblem.LACKS_FACTUALITY: "Lacks factuality",
+    FlagProblem.LACKS_SPECIFICITY: "Lacks specificity / false presupposition",
+    FlagProblem.SUBJECTIVITY: "Subjectivity",
+    FlagProblem.AMBIGUITY: "Ambiguity / multiple acceptable answers",
+}

@@ -1,0 +1,58 @@
+"""The bot leaderboard (/analysis/bots/): every offline bot evaluation (``irt.models.BotEvaluation``,
+made by ``manage.py evaluate_bot`` or its Celery task) ranked by QANTA expected score, with the
+reliability diagrams and accuracy by fraction revealed of the finished ones (plotly)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from irt.models import BotEvaluation
+
+#: Finished evaluations drawn on the plots (the best by expected score).
+PLOTTED = 12
+
+
+def _row(evaluation: BotEvaluation) -> dict[str, Any]:
+    metrics = (evaluation.result or {}).get("metrics", {})
+    spec = evaluation.spec or {}
+    humans = spec.get("humans", "")
+    if humans == "simulated":
+        humans = f"simulated ({spec.get('players')} players, seed {spec.get('seed')})"
+    tossups = str(spec.get("tossups", ""))
+    return {
+        "evaluation": evaluation,
+        "metrics": metrics,
+        "tossups": tossups,
+        "tossups_short": Path(tossups).name if "/" in tossups else tossups,  # a file: its name
+        "humans": humans,
+    }
+
+
+def bots_page(request: HttpRequest) -> HttpResponse:
+    """Leaderboard of finished evaluations (best expected score first; ties: higher win rate), the
+    running or queued ones with their progress, the failed ones with their error, and the plots of
+    the best :data:`PLOTTED` finished ones."""
+    evaluations = list(BotEvaluation.objects.all())
+    done = [_row(e) for e in evaluations if e.status == BotEvaluation.Status.DONE and e.result]
+    done.sort(key=lambda r: (-r["metrics"].get("expected_score", 0.0), -r["metrics"].get("win_rate", 0.0)))
+    plots = [
+        {
+            "name": f"#{r['evaluation'].id} {r['evaluation'].name}",
+            "reliability": r["evaluation"].result.get("reliability", []),
+            "accuracy_by_fraction": r["evaluation"].result.get("accuracy_by_fraction", []),
+        }
+        for r in done[:PLOTTED]
+    ]
+    context = {
+        "done": done,
+        "pending": [
+            e for e in evaluations if e.status in (BotEvaluation.Status.QUEUED, BotEvaluation.Status.RUNNING)
+        ],
+        "failed": [e for e in evaluations if e.status == BotEvaluation.Status.FAILED][:10],
+        "plots": plots,
+    }
+    return render(request, "frontend/bots.html", context)

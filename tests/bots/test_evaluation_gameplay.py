@@ -1,0 +1,78 @@
+"""The QANTA metrics (irt.botmetrics) checked against the live 2024-10-19 human-vs-model games: the
+logs give, per question, where the model and the humans buzzed (sentence ``run_id`` and the prefix of
+that sentence) and whether they were right, so the points the model actually scored in the room are
+known. Replayed through the metric code with those buzz points, the expected score, buzz frequency and
+precision and win rate must be what the room saw. The question texts are not in the data, so a
+position is encoded as (sentence, word of that sentence): order is all the metrics use here."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from irt.botmetrics import PrefixAnswer, TossupRun, evaluate
+
+SENTENCE = 1000  # tokens per sentence in the encoding: more than any sentence has words
+
+
+def _position(row: dict[str, str], column: str) -> int:
+    return int(row["run_id"]) * SENTENCE + len(row[column].split()) - 1
+
+
+def _games(folder: Path) -> list[tuple[str, list[dict[str, str]]]]:
+    games = []
+    for log in sorted(folder.glob("*.csv")):
+        if log.stem.endswith(("_human", "_model")):
+            continue
+        with log.open(encoding="utf-8", newline="") as fh:
+            rows = list(csv.DictReader(fh))
+        by_question: dict[str, list[dict[str, str]]] = {}
+        for row in rows:
+            by_question.setdefault(row["qid"], []).append(row)
+        games += [(f"{log.stem}:{qid}", qrows) for qid, qrows in by_question.items()]
+    return games
+
+
+def test_metrics_reproduce_the_live_games(shared_data: Path) -> None:
+    games = _games(shared_data / "expo" / "gameplay_2024-10-19")
+    assert len(games) > 50
+    runs, room_points, room_wins, model_buzzes, model_right = [], [], [], 0, 0
+    for key, rows in games:
+        model = [r for r in rows if r["model_buzz"] != "N/A"]
+        humans = [r for r in rows if r["human_buzz"] != "N/A"]
+        # The room: the earliest buzz decides; a correct human buzz ends the question, a neg does not.
+        events = sorted(
+            [(_position(r, "model_buzz"), 0, "model", r["model_correctness"] == "True") for r in model]
+            + [(_position(r, "human_buzz"), 1, "human", r["human_correctness"] == "True") for r in humans]
+        )
+        points, won = 0.0, False
+        for _, _, who, correct in events:
+            if who == "human" and correct:
+                break
+            if who == "model":
+                points, won = (1.0, True) if correct else (-0.5, False)
+                break
+        room_points.append(points)
+        room_wins.append(won)
+        if model:
+            model_buzzes += 1
+            model_right += model[0]["model_correctness"] == "True"
+        answers = tuple(
+            PrefixAnswer(
+                _position(r, "model_buzz"), r["model_guess"], 1.0, True, r["model_correctness"] == "True"
+            )
+            for r in model[:1]
+        )
+        correct_humans = [_position(r, "human_buzz") for r in humans if r["human_correctness"] == "True"]
+        last = max(int(r["run_id"]) for r in rows)
+        runs.append(TossupRun(key, (last + 1) * SENTENCE, answers, (min(correct_humans, default=None),)))
+    m = evaluate(runs)
+    assert m.tossups == len(games)
+    assert m.expected_score == pytest.approx(sum(room_points) / len(games))
+    assert m.win_rate == pytest.approx(sum(room_wins) / len(games))
+    assert m.buzz_frequency == pytest.approx(model_buzzes / len(games))
+    assert m.buzz_precision == pytest.approx(model_right / model_buzzes)
+    # The logs hold both outcomes and a few questions the model never buzzed on (2 of 112).
+    assert 0.0 < m.buzz_precision < 1.0 and 0.0 < m.buzz_frequency < 1.0
