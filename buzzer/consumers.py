@@ -98,6 +98,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             await self.close(code=4403)
             return
         self.match_id, self.player = auth[0], auth[1]
+        self.presence_match = presence.match_key(self.match_id, kwargs["code"])
         self.audiences = selectors.audiences_for(self.role, self.player)
         self.last_seq = -1  # the last event seq sent to this connection (or its snapshot's)
         self._pending: list[tuple[int, str]] | None = []  # events that raced the snapshot
@@ -135,7 +136,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self._heartbeat is not None and self.player is not None:  # a seat that was connected
             try:
                 async with asyncio.timeout(presence.WRITE_TIMEOUT):
-                    await presence.leave(self.match_id, self.player.id, self.connection, time.time())
+                    await presence.leave(self.presence_match, self.player.id, self.connection, time.time())
             except Exception:  # presence is advisory: the seat shows as connected until its entry goes stale
                 log.warning("match %s: could not record seat %s leaving", self.match_id, self.player.id)
         await self._leave_room()
@@ -145,7 +146,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         Advisory: when Redis does not answer, the connection lives on."""
         try:
             async with asyncio.timeout(presence.WRITE_TIMEOUT):
-                await presence.beat(self.match_id, player_id, self.connection, time.time())
+                await presence.beat(self.presence_match, player_id, self.connection, time.time())
         except Exception:
             log.warning("match %s: could not record seat %s present", self.match_id, player_id)
 
@@ -154,7 +155,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         last: list[dict[str, Any]] | None = None
         while True:
             try:
-                frame = await presence.read(self.match_id, time.time())
+                frame = await presence.read(self.presence_match, time.time())
                 if frame["seats"] != last:
                     last = frame["seats"]
                     async with asyncio.timeout(SEND_TIMEOUT):

@@ -5,7 +5,9 @@ connection registers itself in Redis (shared by every process), refreshes its en
 heartbeats and removes it when it closes; a moderator connection that asks for it (``presence=1``
 in its query) gets a ``presence`` frame whenever the picture changes (docs/PROTOCOL.md).
 
-Redis keys, per match (both expire PRESENCE_TTL after the last write):
+Redis keys, per match (both expire PRESENCE_TTL after the last write); ``<match>`` is
+:func:`match_key` — the id and the join code, since match ids repeat across databases that share
+one Redis (a test suite's scratch databases, two installs):
 
 - ``tossup:presence:<match>``: sorted set, member ``<player_id>:<connection uuid>``, score the
   connection's last heartbeat (epoch seconds). An entry older than STALE_AFTER belongs to a
@@ -45,14 +47,19 @@ def _redis() -> Any:
     return client
 
 
-def _keys(match_id: int) -> tuple[str, str]:
-    live = f"tossup:presence:{match_id}"
+def match_key(match_id: int, join_code: str) -> str:
+    """The presence namespace of one match: ``<id>-<JOIN CODE>``."""
+    return f"{match_id}-{join_code.upper()}"
+
+
+def _keys(match: str) -> tuple[str, str]:
+    live = f"tossup:presence:{match}"
     return live, f"{live}:left"
 
 
-async def beat(match_id: int, player_id: int, connection: str, now: float) -> None:
+async def beat(match: str, player_id: int, connection: str, now: float) -> None:
     """Register (or refresh) one player connection; called on connect and with each heartbeat."""
-    live, left = _keys(match_id)
+    live, left = _keys(match)
     async with _redis().pipeline(transaction=False) as pipe:
         pipe.zadd(live, {f"{player_id}:{connection}": now})
         pipe.expire(live, PRESENCE_TTL)
@@ -60,9 +67,9 @@ async def beat(match_id: int, player_id: int, connection: str, now: float) -> No
         await pipe.execute()
 
 
-async def leave(match_id: int, player_id: int, connection: str, now: float) -> None:
+async def leave(match: str, player_id: int, connection: str, now: float) -> None:
     """Remove one player connection (its socket closed) and note when the seat was last seen."""
-    live, left = _keys(match_id)
+    live, left = _keys(match)
     async with _redis().pipeline(transaction=True) as pipe:
         pipe.zrem(live, f"{player_id}:{connection}")
         pipe.hset(left, str(player_id), repr(now))
@@ -70,9 +77,9 @@ async def leave(match_id: int, player_id: int, connection: str, now: float) -> N
         await pipe.execute()
 
 
-async def read(match_id: int, now: float) -> dict[str, Any]:
+async def read(match: str, now: float) -> dict[str, Any]:
     """The ``presence`` frame for the match at ``now`` (see :func:`seat_states`)."""
-    live, left = _keys(match_id)
+    live, left = _keys(match)
     async with _redis().pipeline(transaction=False) as pipe:
         pipe.zrange(live, 0, -1, withscores=True)
         pipe.hgetall(left)

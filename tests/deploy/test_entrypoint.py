@@ -52,7 +52,12 @@ def migrations_pending(env: dict[str, str]) -> bool:
 def uvicorn_workers(master: int) -> int:
     """Processes uvicorn's master spawned to serve (multiprocessing spawn children)."""
     children = subprocess.run(
-        ["ps", "--ppid", str(master), "-o", "args="], capture_output=True, text=True, check=True
+        # -ww: unlimited width (without a terminal ps cuts lines at 80 columns, a long venv path
+        # pushes "spawn_main" past them)
+        ["ps", "-ww", "--ppid", str(master), "-o", "args="],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     return sum("spawn_main" in line for line in children.splitlines())
 
