@@ -124,6 +124,11 @@ def play_log(match: Match) -> list[dict[str, Any]]:
             cycle["tossup"]["outcome"] = cycle["tossup"]["outcome"] or "replayed"
         elif ev.event == "ruling_undone":
             _undo(out, d)
+        elif ev.event == "bonus_withdrawn":
+            for earlier in reversed(out):  # the cycle whose correct buzz was undone
+                if earlier["bonus"] is not None and earlier["bonus"]["bonus_id"] == d["bonus_id"]:
+                    earlier["bonus"] = None
+                    break
         elif ev.event == "bonus_started":
             team = teams.get(d["team_id"])
             cycle["bonus"] = {

@@ -8,7 +8,7 @@ from typing import Any
 from competition.vocabulary import Ruling
 
 from .commands import Adjust, Event, Protest, RuleViolation
-from .events import PointsAdjusted, TossupReplayed
+from .events import BonusWithdrawn, PointsAdjusted, TossupReplayed
 from .flow import start_tossup
 from .guards import require_running, score_table
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
@@ -46,11 +46,14 @@ def undo(st: MatchState, now: float, ev: list[Event]) -> None:
         and t is not None
         and t.index == entry.tossup_index
     )
-    if withdraw:
+    withdrawn = st.bonus if withdraw else None
+    if withdrawn is not None:
         st.bonus = None
         st.phase = "between"
         st.between_deadline = now + st.config.between_questions if st.config.auto_advance else None
     ev.append(Event("ruling_undone", undone_data(st, entry, position)))
+    if withdrawn is not None:
+        ev.append(BonusWithdrawn(withdrawn.bonus_id, withdrawn.team_id).event())
 
 
 def _mark_undone(st: MatchState, position: int) -> RulingRecord:

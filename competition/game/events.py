@@ -392,6 +392,19 @@ class BonusEnded(Payload):
 
 
 # -- corrections --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class BonusWithdrawn(Payload):
+    """Follows the ``ruling_undone`` of the correct buzz that earned bonus ``bonus_id``, undone
+    while the bonus was being read: the bonus is taken back (its ruled parts were undone first)
+    and the match goes to between questions."""
+
+    EVENT = "bonus_withdrawn"
+    bonus_id: int
+    team_id: int
+
+
 # ``ruling_undone`` and the protest events are built in ``corrections`` from the records they
 # report (a history entry, a protest): their payloads are those records' fields.
 

@@ -249,3 +249,21 @@ def test_runner_packet_reads_back_as_the_same_questions(played: Match, tmp_path:
     ]
     (folder / "power.csv").unlink()  # without it the tossups read unmarked
     assert all("(*)" not in t.question for t in parse_file(folder).tossups)
+
+
+def test_a_bonus_withdrawn_by_undo_leaves_the_exports(db) -> None:
+    match = make_match(bots=False)
+    q0, _ = match.tossup_ids
+    b0 = match.bonus_ids[0]
+    alice = match.players.get(name="alice")
+    mod(match, game.Start(), 0.0)
+    buzz(match, alice, q0, 4, 0.5)
+    answer(match, alice, q0, "Moby-Dick", 0.8)  # power: +15, bonus 0 starts
+    bonus(match, alice, b0, 0, "bonusanswer0", 1.0)  # +10
+    mod(match, game.Undo(), 1.1)  # the bonus part
+    mod(match, game.Undo(), 1.2)  # the tossup: its bonus is withdrawn
+    (row,) = exports.play_log(match)
+    assert row["bonus"] is None
+    assert [(r["points"], r["undone"]) for r in row["tossup"]["responses"]] == [(15, True)]
+    (cycle,) = [json.loads(line) for line in exports.render(match, "cycles").splitlines()]
+    assert cycle["bonusResponses"] is None
