@@ -132,6 +132,18 @@ def event_schemas() -> dict[str, dict[str, Any]]:
     return {k: v[0] if len(v) == 1 else {"anyOf": v} for k, v in out.items()}
 
 
+def _server_frame(
+    kind: str, fields: dict[str, Any], optional: tuple[str, ...] = (), doc: str = ""
+) -> dict[str, Any]:
+    """The schema of a server frame ``{"type": kind, **fields}``; all fields required but ``optional``."""
+    out: dict[str, Any] = {"type": "object"}
+    if doc:
+        out["description"] = doc
+    out["properties"] = {"type": {"const": kind}, **fields}
+    out["required"] = ["type", *(name for name in fields if name not in optional)]
+    return out
+
+
 def schema() -> dict[str, Any]:
     """The JSON Schema (2020-12) of every frame, both ways: ``$defs`` holds one definition per
     client frame type, moderator command, server frame and event payload."""
@@ -144,96 +156,53 @@ def schema() -> dict[str, Any]:
         fields = {**protocol.FRAMES["command"].fields, **cmd.fields}
         fields.pop("name")
         defs[f"command.{name}"] = _object({"type": "command", "name": name}, fields, cmd.doc, {"ref": ref})
-    for kind, data in event_schemas().items():
+    events = event_schemas()
+    for kind, data in events.items():
         defs[f"event.{kind}"] = data
-    defs["server.event"] = {
-        "type": "object",
-        "description": "one log entry the connection may see",
-        "properties": {
-            "type": {"const": "event"},
-            "seq": {"type": "integer"},
-            "event": {"type": "string"},
-            "data": {"type": "object"},
-        },
-        "required": ["type", "seq", "event", "data"],
-        "allOf": [
-            {
-                "if": {"properties": {"event": {"const": k}}},
-                "then": {"properties": {"data": {"$ref": f"#/$defs/event.{k}"}}},
-            }
-            for k in event_schemas()
-        ],
-    }
-    defs["server.error"] = {
-        "type": "object",
-        "properties": {
-            "type": {"const": "error"},
+    integer, number, obj = {"type": "integer"}, {"type": "number"}, {"type": "object"}
+    defs["server.event"] = _server_frame(
+        "event",
+        {"seq": integer, "event": {"type": "string"}, "data": obj},
+        doc="one log entry the connection may see",
+    )
+    defs["server.event"]["allOf"] = [
+        {
+            "if": {"properties": {"event": {"const": k}}},
+            "then": {"properties": {"data": {"$ref": f"#/$defs/event.{k}"}}},
+        }
+        for k in events
+    ]
+    defs["server.error"] = _server_frame(
+        "error",
+        {
             "code": {"enum": list(protocol.ERROR_CODES)},
             "message": {"type": "string"},
             "ref": ref,
-            "extra": {"type": "object"},
+            "extra": obj,
         },
-        "required": ["type", "code", "message", "ref"],
-    }
-    defs["server.ack"] = {
+        optional=("extra",),
+    )
+    defs["server.ack"] = _server_frame(
+        "ack", {"ref": ref, "seq": integer, "duplicate": {"type": "boolean"}}, optional=("duplicate",)
+    )
+    defs["server.snapshot"] = _server_frame("snapshot", {"seq": integer, "state": obj})
+    defs["server.heartbeat"] = _server_frame("heartbeat", {"server_time": number, "seq": integer})
+    defs["server.pong"] = _server_frame("pong", {"client_time": number, "server_time": number})
+    seat = {
         "type": "object",
         "properties": {
-            "type": {"const": "ack"},
-            "ref": ref,
-            "seq": {"type": "integer"},
-            "duplicate": {"type": "boolean"},
+            "player_id": integer,
+            "state": {"enum": list(protocol.PRESENCE_STATES)},
+            "connections": {"type": "integer", "minimum": 0},
+            "last_seen": {"type": ["number", "null"]},
         },
-        "required": ["type", "ref", "seq"],
+        "required": ["player_id", "state", "connections", "last_seen"],
     }
-    defs["server.snapshot"] = {
-        "type": "object",
-        "properties": {
-            "type": {"const": "snapshot"},
-            "seq": {"type": "integer"},
-            "state": {"type": "object"},
-        },
-        "required": ["type", "seq", "state"],
-    }
-    defs["server.heartbeat"] = {
-        "type": "object",
-        "properties": {
-            "type": {"const": "heartbeat"},
-            "server_time": {"type": "number"},
-            "seq": {"type": "integer"},
-        },
-        "required": ["type", "server_time", "seq"],
-    }
-    defs["server.pong"] = {
-        "type": "object",
-        "properties": {
-            "type": {"const": "pong"},
-            "client_time": {"type": "number"},
-            "server_time": {"type": "number"},
-        },
-        "required": ["type", "client_time", "server_time"],
-    }
-    defs["server.presence"] = {
-        "type": "object",
-        "description": "seat connection states, to a moderator connection opened with presence=1",
-        "properties": {
-            "type": {"const": "presence"},
-            "server_time": {"type": "number"},
-            "seats": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "player_id": {"type": "integer"},
-                        "state": {"enum": list(protocol.PRESENCE_STATES)},
-                        "connections": {"type": "integer", "minimum": 0},
-                        "last_seen": {"type": ["number", "null"]},
-                    },
-                    "required": ["player_id", "state", "connections", "last_seen"],
-                },
-            },
-        },
-        "required": ["type", "server_time", "seats"],
-    }
+    defs["server.presence"] = _server_frame(
+        "presence",
+        {"server_time": number, "seats": {"type": "array", "items": seat}},
+        doc="seat connection states, to a moderator connection opened with presence=1",
+    )
     for enum in _ENUMS:
         defs[f"vocabulary.{enum.__name__}"] = {"enum": [m.value for m in enum], "description": _doc(enum)}
     client = [{"$ref": f"#/$defs/{k}"} for k in defs if k.startswith(("client.", "command."))]
