@@ -22,7 +22,10 @@ def new_join_code() -> str:
 
 
 def new_token() -> str:
-    return secrets.token_urlsafe(24)
+    """32 URL-safe characters, never starting with ``-`` (a command line would read it as an option)."""
+    while (token := secrets.token_urlsafe(24)).startswith("-"):
+        pass
+    return token
 
 
 class QuestionSet(models.Model):

@@ -156,7 +156,7 @@ def dashboard(request: HttpRequest, code: str) -> HttpResponse:
             "weight_class": p.weight_class,
             "token": p.token,
             "command": (
-                f"python manage.py runbot --url ws://{host} --code {match.join_code} --token {p.token}"
+                f"python manage.py runbot --url ws://{host} --code {match.join_code} --token={p.token}"
                 f" --bot tfidf --train {train}"
             ),
         }

@@ -153,7 +153,7 @@ def test_create_match_redirects_to_dashboard(organiser: Client, packet: Packet) 
     html = dash.content.decode()
     bot = match.players.get(name="tfidf")
     assert match.join_code in html
-    assert f"--code {match.join_code} --token {bot.token} --bot tfidf --train" in html
+    assert f"--code {match.join_code} --token={bot.token} --bot tfidf --train" in html
     assert "python manage.py runbot --url ws://testserver" in html
     assert match.moderator_token in html  # handed to the dashboard's socket
 

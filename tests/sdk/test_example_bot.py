@@ -90,7 +90,7 @@ async def test_the_docs_example_bot_plays_two_tossups_and_a_bonus(serve, tmp_pat
     assert command.exists(), "the SDK is not installed in this venv: ./run installs it (pip install -e sdk)"
     proc = await asyncio.create_subprocess_exec(
         str(command), "--url", f"ws://127.0.0.1:{srv.port}", "--code", match["code"],
-        "--token", seat["token"], "--guesser", f"{bot_file}:KeywordGuesser", "--option", f"notes={notes}",
+        f"--token={seat['token']}", "--guesser", f"{bot_file}:KeywordGuesser", "--option", f"notes={notes}",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
     )  # fmt: skip
     assert proc.stdout is not None

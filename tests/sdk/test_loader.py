@@ -140,3 +140,17 @@ def test_runbot_guesser_errors(bot_file: Path) -> None:
         call_command("runbot", *base, "--guesser", f"{bot_file}:Echo", "--threshold", "0.5")
     with pytest.raises(CommandError, match="--option is for --guesser"):
         call_command("runbot", *base, "--bot", "replay", "-o", "x=1")
+
+
+def test_a_seat_token_starting_with_a_dash_reaches_the_bot_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Old seats may hold such tokens; the commands Tossup prints pass them as ``--token=VALUE``,
+    and new tokens never start with ``-``."""
+    from tossup_bot.cli import build_parser
+
+    from competition import models
+
+    args = build_parser().parse_args(["--url", "ws://h", "--code", "C", "--token=-x1", "--guesser", "m:G"])
+    assert args.token == "-x1"
+    drawn = iter(["-first", "-second", "third"])
+    monkeypatch.setattr(models.secrets, "token_urlsafe", lambda n: next(drawn))
+    assert models.new_token() == "third"

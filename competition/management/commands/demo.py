@@ -113,6 +113,6 @@ class Command(BaseCommand):
         ws = served.local_url.replace("http://", "ws://", 1)
         cmd = [
             sys.executable, "manage.py", "runbot", "--url", ws,
-            "--code", match.join_code, "--token", bot.token, *demo.runbot_args,
+            "--code", match.join_code, f"--token={bot.token}", *demo.runbot_args,
         ]  # fmt: skip
         return launcher.Child("bot", cmd, served.env, log_path=served.log_dir / "bot.log")
