@@ -83,9 +83,14 @@ def group_name(match_id: int) -> str:
 def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | None) -> None:
     """Send committed events to every process serving the match (called on commit through
     ``competition.signals.events_committed``, wired in ``buzzer.apps``)."""
-    layer = get_channel_layer()
     message = {"type": "match.events", "events": events, "next_deadline": next_deadline}
-    async_to_sync(layer.group_send)(group_name(match_id), message)
+    room = Room.rooms.get(match_id)
+    if room is not None:
+        # This process's own members need not wait for the round trip through Redis: the room
+        # relays at once and skips the echo (seqs it has relayed).
+        with contextlib.suppress(RuntimeError):  # the room's loop has closed
+            room.loop.call_soon_threadsafe(room._dispatch, message)
+    async_to_sync(get_channel_layer().group_send)(group_name(match_id), message)
 
 
 class Member(Protocol):
@@ -157,6 +162,7 @@ class Room:
         self.resubscriptions = self.resyncs = self.dropped = 0
         self._backoff = BACKOFF[0]
         self.driver = Driver(match_id)
+        self.loop = asyncio.get_running_loop()
         self._listener = asyncio.create_task(self._listen())
 
     @classmethod
@@ -308,9 +314,12 @@ class Room:
     def _dispatch(self, message: dict[str, Any]) -> None:
         """Queue each event for the members allowed to see it (serialised once). Never waits
         on a member. A gap in the seqs (a publication lost while Redis was away, or two
-        publications crossing) makes every member resync."""
+        publications crossing) makes every member resync. Events already relayed (the echo
+        through Redis of what :func:`publish` relayed locally) are skipped."""
         try:
             events = message["events"]
+            if self.last_seq is not None:
+                events = [ev for ev in events if ev["seq"] > self.last_seq]
             first = events[0]["seq"] if events else None
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)

@@ -447,6 +447,34 @@ async def test_a_seq_gap_makes_every_member_resync():
                 await room.leave(m)
 
 
+async def test_this_processs_events_reach_its_members_before_redis_echoes_them_and_only_once(monkeypatch):
+    match = await new_match()
+    member = FakeMember("all")
+    room = await rooms.Room.join(match.id, member)
+    try:
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        layer = get_channel_layer()
+        real_send = layer.group_send
+        sent = asyncio.Event()
+
+        async def slow_redis(group: str, message: dict[str, Any]) -> None:
+            await asyncio.sleep(1.0)
+            await real_send(group, message)
+            sent.set()
+
+        monkeypatch.setattr(layer, "group_send", slow_redis)
+        events = [words_message(seq)["events"][0] for seq in (1, 2)]
+        # As the service does on commit: from a database thread, not the room's loop.
+        publishing = asyncio.create_task(asyncio.to_thread(rooms.publish, match.id, events, None))
+        await eventually(lambda: len(member.frames) == 2, timeout=0.5)
+        await publishing
+        await asyncio.wait_for(sent.wait(), 3)
+        await asyncio.sleep(0.3)  # the echo through Redis has had time to arrive
+        assert [seq for seq, _ in member.frames] == [1, 2] and room.resyncs == 0
+    finally:
+        await room.leave(member)
+
+
 async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
     """A private Redis for the channel layer, stopped for 2 s and restarted on the same port."""
     from channels_redis.pubsub import RedisPubSubChannelLayer
