@@ -634,7 +634,7 @@ def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text
         text,
         token_index=t.buzz.token_index,
         token_count=len(spec.tokens),
-        question=" ".join(spec.tokens),
+        question=game.words_text(spec.tokens),
     )
 
 

@@ -34,7 +34,7 @@ from django_ratelimit.core import is_ratelimited
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from competition import exports as match_exports
-from competition import identities, selectors, services
+from competition import game, identities, selectors, services
 from competition.errors import TossupError
 from competition.models import Match, MatchEvent, Player, Team
 from competition.vocabulary import FlagProblem
@@ -419,7 +419,7 @@ def api_questions(request: HttpRequest, code: str) -> JsonResponse:
             "index": k,
             "question_id": t.question_id,
             "category": t.category,
-            "tokens": t.tokens,
+            "tokens": game.tokens_json(t.tokens),
             "power_index": t.power_index,
             "superpower_index": t.superpower_index,
             "answer_line": t.answer_line,
