@@ -71,6 +71,28 @@ class Tossup(models.Model):
         return f"{self.packet} #{self.number}"
 
 
+def media_path(sha256: str) -> str:
+    """The storage name of a media file: ``media/<first two hex>/<sha256>`` (content-addressed)."""
+    return f"media/{sha256[:2]}/{sha256}"
+
+
+class MediaFile(models.Model):
+    """An image or audio file of a multimodal tossup (``formats.media``), stored once under
+    ``MEDIA_ROOT`` by its content hash and served at ``competition.game.MEDIA_URL + sha256``.
+    Players may fetch it only once a match revealed a token naming it (``revealed``); logged-in
+    organisers always (the moderator's preview)."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True, help_text="hex sha256 of the content")
+    mime = models.CharField(max_length=100, help_text="image/* or audio/*")
+    size = models.PositiveIntegerField(help_text="bytes")
+    file = models.FileField(max_length=200)
+    revealed = models.BooleanField(default=False, help_text="a match revealed it: anyone may fetch it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.mime} {self.sha256[:12]}…"
+
+
 class Bonus(models.Model):
     """A bonus: ``parts`` is a list of ``{"text", "answer_line", "value"}``."""
 

@@ -30,6 +30,7 @@ from competition.models import (
     Flag,
     Match,
     MatchEvent,
+    MediaFile,
     Outbox,
     Player,
     Team,
@@ -351,6 +352,7 @@ def _store(
             )
         )
     MatchEvent.objects.bulk_create(rows)
+    _mark_revealed(rows)
     _project(match, rows, command, old, new, now)
     parts = _write_parts(match, old, new)
     match.seq = seq
@@ -372,6 +374,20 @@ def _store(
             job = Outbox.objects.create(topic=topic, match=match, payload={"match_id": match_id})
             transaction.on_commit(lambda pk=job.pk: _dispatch(pk))
     return Applied(out, seq, deadline)
+
+
+def _mark_revealed(rows: list[MatchEvent]) -> None:
+    """Media files of the image/audio tokens these events showed become fetchable by anyone
+    (``MediaFile.revealed``; ``frontend.views.media_file``)."""
+    shown = {
+        token["sha256"]
+        for r in rows
+        if r.event in ("words", "tossup_ended")  # the end shows the whole tossup
+        for token in r.payload["words"]
+        if isinstance(token, dict) and token.get("sha256")
+    }
+    if shown:
+        MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
 
 
 def resume_after_gap(*, match_id: int, since: float | None, now: float | None = None) -> Applied:
