@@ -70,6 +70,27 @@ class Tossup(models.Model):
     def __str__(self) -> str:
         return f"{self.packet} #{self.number}"
 
+    def clean(self) -> None:
+        """The admin's check: every media marker parses and names a stored ``MediaFile``
+        (``formats.media``; a file is added by importing its packet, not here)."""
+        from django.core.exceptions import ValidationError
+
+        from formats.media import MarkerError, has_markers, split_text
+
+        if not has_markers(self.question):
+            return
+        try:
+            markers = [m for m in split_text(self.question) if not isinstance(m, str)]
+        except MarkerError as exc:
+            raise ValidationError({"question": str(exc)}) from exc
+        for m in markers:
+            if m.kind != "delay" and (
+                m.sha256 is None or not MediaFile.objects.filter(sha256=m.sha256).exists()
+            ):
+                raise ValidationError(
+                    {"question": f"{m.kind} {m.ref!r} is not a stored media file: import its packet"}
+                )
+
 
 def media_path(sha256: str) -> str:
     """The storage name of a media file: ``media/<first two hex>/<sha256>`` (content-addressed)."""

@@ -93,7 +93,8 @@ def create_match(
     (``[{"name", "weight_class"}]``, each on a team of its own). ``config`` overrides
     :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
 
-    Raises ServiceError for unknown presets, no tossups, duplicate team names."""
+    Raises ServiceError for unknown presets, no tossups, duplicate team names, a tossup whose
+    media marker is malformed or names a file never imported."""
     try:
         preset_obj = load_preset(preset)
     except ValueError as exc:
@@ -109,6 +110,11 @@ def create_match(
     missing = [i for i in tossup_ids if i not in tossups]
     if missing:
         raise ServiceError("invalid", f"unknown tossup ids: {missing[:5]}")
+    for tossup in tossups.values():
+        try:
+            tossup_spec(tossup)
+        except ValueError as exc:  # a media marker edited by hand (formats.media)
+            raise ServiceError("invalid", f"tossup {tossup.id}: {exc}") from exc
     known_bonuses = set(Bonus.objects.filter(id__in=bonus_ids or []).values_list("id", flat=True))
     bonus_ids = [b for b in bonus_ids or [] if b in known_bonuses]
     cfg = game.MatchConfig(preset=preset_obj, **(config or {}))

@@ -165,3 +165,27 @@ def test_media_is_served_to_players_only_once_a_match_revealed_it(media_folder: 
     assert shown and shown[-1]["data"]["words"][-1]["url"] == url
     got = anyone.get(url)
     assert got.status_code == 200 and b"".join(got.streaming_content) == PNG
+
+
+@pytest.mark.django_db
+def test_a_hand_edited_marker_is_refused_by_the_admin_check_and_by_create_match(media_folder: Path):
+    from django.core.exceptions import ValidationError
+
+    from competition.services import ServiceError
+
+    import_file(_packet(media_folder, ["Name [[image:pics/red.png|a red square]] this colour now please."]))
+    tossup = Tossup.objects.get()
+    tossup.full_clean()  # the imported, stored form is valid
+    for edited, message in (
+        ("Name [[image:pics/red.png]] this colour.", "not a stored media file"),
+        ("Name [[image:sha256:" + "1" * 64 + "]] this colour.", "not a stored media file"),
+        ("Name [[delay:x]] this colour.", "number of seconds"),
+    ):
+        tossup.question = edited
+        with pytest.raises(ValidationError, match=message):
+            tossup.full_clean()
+    tossup.question = "Name [[image:pics/red.png]] this colour."
+    tossup.save()
+    with pytest.raises(ServiceError, match="not imported") as err:
+        services.create_match(name="m", tossup_ids=[tossup.id], teams=["Red", "Blue"])
+    assert err.value.code == "invalid"
