@@ -12,7 +12,8 @@ absolute), or ``sha256:<64 hex>`` once stored: the importer reads the file, stor
 content hash and rewrites the marker to the stored form, which adds ``mime=TYPE``. ``lockout``
 (optional, 0 ≤ s ≤ 60): seconds after the token's reveal during which nobody may buzz. Fields
 other than ``lockout=``/``mime=`` are the ALT text (at most one); ``|`` and ``]]`` cannot appear
-in it. Anything else between ``[[`` and ``]]`` is an error.
+in it. Other double brackets are text (qbreader writes pronunciations as ``[[“VOT-seck”]]``); a
+marker that never closes is an error.
 
 qb-tournament-runner packets (``formats.runner``) write ``<multimodal type="img|audio|delay"
 hash="H" displayText="…">`` instead; the asset is the one file ``img/H.*`` (``audio/H.*``) next to
@@ -37,7 +38,7 @@ MAX_SECONDS = 60.0
 MAX_MEDIA_BYTES = 20 * 1024 * 1024
 RUNNER_LOCKOUT = 5.0
 RUNNER_DELAY = 2.0
-MARKER_RE = re.compile(r"\[\[(.*?)\]\]", re.S)
+MARKER_START_RE = re.compile(r"\[\[\s*(?:image|audio|delay)\s*:", re.I)
 SHA256_RE = re.compile(r"sha256:([0-9a-f]{64})")
 RUNNER_TAG_RE = re.compile(r"<multimodal\s+([^>]*)>", re.I)
 RUNNER_ATTR_RE = re.compile(r"([A-Za-z_][\w-]*)\s*=\s*\"([^\"]*)\"")
@@ -131,27 +132,26 @@ def parse_marker(body: str) -> Marker:
 
 
 def split_text(text: str) -> list[str | Marker]:
-    """``text`` as whitespace words and markers, in order. Raises MarkerError for a malformed
-    marker, or a ``[[``/``]]`` that opens or closes none."""
+    """``text`` as whitespace words and markers, in order. Raises MarkerError for a malformed or
+    unclosed marker."""
     out: list[str | Marker] = []
     at = 0
-    for m in MARKER_RE.finditer(text):
-        out += _words(text[at : m.start()])
-        out.append(parse_marker(m.group(1)))
-        at = m.end()
-    out += _words(text[at:])
+    for m in MARKER_START_RE.finditer(text):
+        if m.start() < at:  # inside the marker just read (its alt text names a kind)
+            continue
+        close = text.find("]]", m.end())
+        if close < 0:
+            raise MarkerError(f"unclosed marker {text[m.start() : m.start() + 40]!r}…: expected ]]")
+        out += text[at : m.start()].split()
+        out.append(parse_marker(text[m.start() + 2 : close]))
+        at = close + 2
+    out += text[at:].split()
     return out
 
 
-def _words(chunk: str) -> list[str]:
-    if "[[" in chunk or "]]" in chunk:
-        raise MarkerError(f"unclosed marker near {chunk.strip()[:40]!r}")
-    return chunk.split()
-
-
 def has_markers(text: str) -> bool:
-    """Whether ``text`` may hold a marker (or a runner tag): the cheap test before parsing."""
-    return "[[" in text or "]]" in text or "<multimodal" in text.lower()
+    """Whether ``text`` holds a marker (or a runner tag): the cheap test before parsing."""
+    return ("[[" in text and MARKER_START_RE.search(text) is not None) or "<multimodal" in text.lower()
 
 
 def runner_markers(text: str, folder: Path) -> tuple[str, list[Marker]]:

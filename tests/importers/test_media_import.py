@@ -93,7 +93,7 @@ def test_inline_markers_are_stored_by_hash_and_become_tokens(media_folder: Path)
         ("[[image:../outside.png]]", "relative path inside"),
         ("[[image:/etc/passwd]]", "relative path inside"),
         ("[[image:bell.ogg]]", "not image/"),
-        ("[[gif:pics/red.png]]", "unknown marker"),
+        ("[[audio:|a bell]]", "without a file"),
         ("[[image:pics/red.png|lockout=-1]]", "lockout"),
         ("[[image:pics/red.png", "unclosed"),
         ("[[image:sha256:" + "0" * 64 + "]]", "no stored media file"),
