@@ -92,6 +92,7 @@ def test_inline_markers_are_stored_by_hash_and_become_tokens(media_folder: Path)
         ("[[image:pics/missing.png]]", "not found"),
         ("[[image:../outside.png]]", "relative path inside"),
         ("[[image:/etc/passwd]]", "relative path inside"),
+        ("[[image:https://example.com/red.png]]", "relative path inside"),  # nothing from the internet
         ("[[image:bell.ogg]]", "not image/"),
         ("[[audio:|a bell]]", "without a file"),
         ("[[image:pics/red.png|lockout=-1]]", "lockout"),
