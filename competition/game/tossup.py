@@ -63,7 +63,8 @@ def reveal_next(st: MatchState, due: float) -> str | dict[str, Any]:
     else:
         t.next_word_at = None
         st.phase = "dead_time"
-        t.dead_deadline = due + st.config.dead_time
+        # After a last clue's reveal lockout, the room still gets its whole dead time to buzz.
+        t.dead_deadline = max(due, t.lockout_until or due) + st.config.dead_time
     return token_to_json(token)
 
 

@@ -171,3 +171,17 @@ def test_the_tossup_end_shows_every_token():
     d.run_until(T0 + 30)
     ended = d.last("tossup_ended")
     assert len(ended.data["words"]) == 10 and ended.data["words"][7]["kind"] == "audio"
+
+
+def test_dead_time_after_a_last_image_starts_when_its_lockout_ends():
+    from competition.game import Start
+
+    text = f"w0 w1 [[image:sha256:{IMG}|the answer|lockout=3]]"
+    d = Driver(make_state(texts=[text], tossups=1, dead_time=5.0))
+    d.do(Start(), T0)
+    d.run_until(T0 + 2.5)  # the image, the last token, at T0 + 2: buzzes refused until T0 + 5
+    assert d.state.phase == "dead_time" and d.state.tossup.dead_deadline == pytest.approx(T0 + 10)
+    assert refused(d, Buzz(HUMAN_A, Q0, 2), T0 + 4.9) == "media_lockout"
+    d.run_until(T0 + 9.9)
+    d.do(Buzz(HUMAN_A, Q0, 2, corrected_press_at=T0 + 9.9), T0 + 9.9)
+    assert d.last("buzz_received").data["token_index"] == 2
