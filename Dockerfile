@@ -20,7 +20,7 @@ COPY . .
 # throw-away: collectstatic signs nothing, and no key may be baked into the image.
 RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
     && useradd --system --uid 10001 --home-dir /app tossup \
-    && mkdir -p var && chown tossup var
+    && mkdir -p var/media && chown -R tossup var
 USER tossup
 EXPOSE 8000
 ENTRYPOINT ["python", "/app/docker/entrypoint.py"]

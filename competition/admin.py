@@ -36,6 +36,7 @@ from competition.models import (
     Flag,
     Match,
     MatchEvent,
+    MediaFile,
     Outbox,
     Packet,
     Player,
@@ -205,6 +206,15 @@ class TossupAdmin(QuestionAdmin):
     resource_classes = [TossupResource]
     list_display = ("__str__", "answer_line", "category", "subcategory")
     search_fields = ("answer_line", "question", "packet__name", "packet__question_set__name", "external_id")
+
+
+@admin.register(MediaFile)
+class MediaFileAdmin(ReadOnlyAdmin):
+    """Images and audio of multimodal tossups, by content hash (added by importing packets)."""
+
+    list_display = ("sha256", "mime", "size", "revealed", "created_at")
+    list_filter = ("mime", "revealed")
+    search_fields = ("sha256",)
 
 
 @admin.register(Bonus)

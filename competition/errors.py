@@ -27,6 +27,7 @@ RULE_CODES: dict[str, str] = {
     "wrong_question": "the frame names a question that is not the live one",
     "team_already_buzzed": "the player's team has already buzzed on this tossup",
     "locked_out": "another buzz is being answered",
+    "media_lockout": "an image or audio clue was just revealed: no buzz until its lockout ends",
     "bot_min_token": "a bot may not buzz this early in the tossup",
     "bot_buzz_period": "a bot may buzz only every few tokens",
     "not_your_buzz": "an answer from a player who does not hold the buzz",

@@ -392,7 +392,7 @@ def runner_files(match: Match) -> dict[str, str]:
     tqids = _qids(Tossup, match.tossup_ids)
     bqids = _qids(Bonus, match.bonus_ids)
     tossups = [
-        (tqids.get(t["question_id"], str(t["question_id"])), " ".join(t["tokens"]), t)
+        (tqids.get(t["question_id"], str(t["question_id"])), " ".join(map(runner.token_text, t["tokens"])), t)
         for t in spec.get("tossups", [])
     ]
     files = {
@@ -404,7 +404,7 @@ def runner_files(match: Match) -> dict[str, str]:
         "power.csv": runner.write_csv(
             runner.POWER_CSV,
             [
-                (q, t["tokens"][t["power_index"]])
+                (q, runner.token_text(t["tokens"][t["power_index"]]))
                 for q, _, t in tossups
                 if t["power_index"] is not None and t["power_index"] < len(t["tokens"])
             ],

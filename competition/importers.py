@@ -10,6 +10,11 @@ half-written import. ``import_file`` does both.
 Each format maps to rows so: one ``QuestionSet`` per set name (``source`` = the format name), one
 ``Packet`` per (set, packet name), tossups and bonuses numbered as the format says.
 
+Media: a tossup's markers (``[[image:pics/x.png|alt|lockout=2]]``, ``[[audio:…]]``, ``[[delay:2]]``;
+the runner's ``<multimodal …>`` tags; ``formats.media``) are read from the file's folder while
+parsing, stored as ``MediaFile`` rows by content hash in the same transaction, and kept in the
+question text in their stored form (``[[image:sha256:…|alt|lockout=2|mime=image/png]]``).
+
 Re-importing is idempotent: rows are keyed by (set name, packet name, number) and updated in place
 when their content changed (row ids stay stable, so buzz logs keep pointing at them); nothing is ever
 deleted, so a limited import followed by a full one just adds the rest.
@@ -25,6 +30,7 @@ from typing import Any
 from formats.errors import FormatError
 from formats.expo import QUESTION_COLUMNS as EXPO_COLUMNS
 from formats.expo import set_name as expo_set_name
+from formats.media import SHA256_RE
 from formats.questions import FORMATS, Format, detect_format, parse_file
 from formats.records import BONUS_PART_VALUE, BonusPart, BonusRecord, ParsedFile, TossupRecord
 
@@ -82,6 +88,7 @@ def write_questions(
     counts["skipped"] = sum(len(f.skipped) for f in files)
     report = progress or (lambda n: None)
     with transaction.atomic():
+        _store_media(files)
         set_ids: dict[str, int] = {}
         packet_ids: dict[tuple[str, str], int] = {}
 
@@ -144,6 +151,34 @@ def write_questions(
             counts["updated"] += len(changed)
             counts["unchanged"] += len(rows) - len(new) - len(changed)
     return counts
+
+
+def _store_media(files: list[ParsedFile]) -> None:
+    """Store the files' media (``ParsedFile.media``) as ``MediaFile`` rows and files under
+    ``MEDIA_ROOT`` (content-addressed: a file already stored is kept). Raises QuestionFileError at
+    the record's line for a stored-form marker (``sha256:…`` in the source) naming no known file.
+    A file written before a later error rolls the rows back stays on disk, unnamed by any row,
+    and is reused by the next import of the same content."""
+    from django.core.files.base import ContentFile
+
+    from competition.models import MediaFile, media_path
+
+    blobs = {sha: blob for f in files for sha, blob in f.media.items()}
+    named = {sha for f in files for t in f.tossups for sha in SHA256_RE.findall(t.question)}
+    known = set(MediaFile.objects.filter(sha256__in=named | blobs.keys()).values_list("sha256", flat=True))
+    for f in files:
+        for t in f.tossups:
+            for sha in SHA256_RE.findall(t.question):
+                if sha not in known and sha not in blobs:
+                    raise QuestionFileError(f.path, t.line, f"no stored media file has sha256 {sha}")
+    storage = MediaFile._meta.get_field("file").storage  # type: ignore[union-attr]
+    for sha, blob in blobs.items():
+        if sha in known:
+            continue
+        name = media_path(sha)
+        if not storage.exists(name):
+            storage.save(name, ContentFile(blob.data))
+        MediaFile.objects.create(sha256=sha, mime=blob.mime, size=len(blob.data), file=name)
 
 
 def import_file(

@@ -70,6 +70,49 @@ class Tossup(models.Model):
     def __str__(self) -> str:
         return f"{self.packet} #{self.number}"
 
+    def clean(self) -> None:
+        """The admin's check: every media marker parses and names a stored ``MediaFile``
+        (``formats.media``; a file is added by importing its packet, not here)."""
+        from django.core.exceptions import ValidationError
+
+        from formats.media import MarkerError, has_markers, split_text
+
+        if not has_markers(self.question):
+            return
+        try:
+            markers = [m for m in split_text(self.question) if not isinstance(m, str)]
+        except MarkerError as exc:
+            raise ValidationError({"question": str(exc)}) from exc
+        for m in markers:
+            if m.kind != "delay" and (
+                m.sha256 is None or not MediaFile.objects.filter(sha256=m.sha256).exists()
+            ):
+                raise ValidationError(
+                    {"question": f"{m.kind} {m.ref!r} is not a stored media file: import its packet"}
+                )
+
+
+def media_path(sha256: str) -> str:
+    """The storage name of a media file: ``media/<first two hex>/<sha256>`` (content-addressed)."""
+    return f"media/{sha256[:2]}/{sha256}"
+
+
+class MediaFile(models.Model):
+    """An image or audio file of a multimodal tossup (``formats.media``), stored once under
+    ``MEDIA_ROOT`` by its content hash and served at ``competition.game.MEDIA_URL + sha256``.
+    Players may fetch it only once a match revealed a token naming it (``revealed``); logged-in
+    organisers always (the moderator's preview)."""
+
+    sha256 = models.CharField(max_length=64, primary_key=True, help_text="hex sha256 of the content")
+    mime = models.CharField(max_length=100, help_text="image/* or audio/*")
+    size = models.PositiveIntegerField(help_text="bytes")
+    file = models.FileField(max_length=200)
+    revealed = models.BooleanField(default=False, help_text="a match revealed it: anyone may fetch it")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.mime} {self.sha256[:12]}…"
+
 
 class Bonus(models.Model):
     """A bonus: ``parts`` is a list of ``{"text", "answer_line", "value"}``."""

@@ -30,6 +30,7 @@ from competition.models import (
     Flag,
     Match,
     MatchEvent,
+    MediaFile,
     Outbox,
     Player,
     Team,
@@ -92,7 +93,8 @@ def create_match(
     (``[{"name", "weight_class"}]``, each on a team of its own). ``config`` overrides
     :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
 
-    Raises ServiceError for unknown presets, no tossups, duplicate team names."""
+    Raises ServiceError for unknown presets, no tossups, duplicate team names, a tossup whose
+    media marker is malformed or names a file never imported."""
     try:
         preset_obj = load_preset(preset)
     except ValueError as exc:
@@ -108,6 +110,11 @@ def create_match(
     missing = [i for i in tossup_ids if i not in tossups]
     if missing:
         raise ServiceError("invalid", f"unknown tossup ids: {missing[:5]}")
+    for tossup in tossups.values():
+        try:
+            tossup_spec(tossup)
+        except ValueError as exc:  # a media marker edited by hand (formats.media)
+            raise ServiceError("invalid", f"tossup {tossup.id}: {exc}") from exc
     known_bonuses = set(Bonus.objects.filter(id__in=bonus_ids or []).values_list("id", flat=True))
     bonus_ids = [b for b in bonus_ids or [] if b in known_bonuses]
     cfg = game.MatchConfig(preset=preset_obj, **(config or {}))
@@ -351,6 +358,7 @@ def _store(
             )
         )
     MatchEvent.objects.bulk_create(rows)
+    _mark_revealed(rows)
     _project(match, rows, command, old, new, now)
     parts = _write_parts(match, old, new)
     match.seq = seq
@@ -372,6 +380,20 @@ def _store(
             job = Outbox.objects.create(topic=topic, match=match, payload={"match_id": match_id})
             transaction.on_commit(lambda pk=job.pk: _dispatch(pk))
     return Applied(out, seq, deadline)
+
+
+def _mark_revealed(rows: list[MatchEvent]) -> None:
+    """Media files of the image/audio tokens these events showed become fetchable by anyone
+    (``MediaFile.revealed``; ``frontend.views.media_file``)."""
+    shown = {
+        token["sha256"]
+        for r in rows
+        if r.event in ("words", "tossup_ended")  # the end shows the whole tossup
+        for token in r.payload["words"]
+        if isinstance(token, dict) and token.get("sha256")
+    }
+    if shown:
+        MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
 
 
 def resume_after_gap(*, match_id: int, since: float | None, now: float | None = None) -> Applied:
@@ -634,7 +656,7 @@ def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text
         text,
         token_index=t.buzz.token_index,
         token_count=len(spec.tokens),
-        question=" ".join(spec.tokens),
+        question=game.words_text(spec.tokens),
     )
 
 

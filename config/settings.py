@@ -163,6 +163,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # competition.services.sweep_outbox) instead of blocking the caller.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
+# Media files of multimodal tossups (competition.models.MediaFile), by content hash; served by
+# frontend.views.media_file, never from the internet.
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media")))
+
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 # From the app folders by default (the demo and `./run` never collect); the image runs collectstatic

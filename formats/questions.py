@@ -4,7 +4,9 @@ Formats (``FORMATS``; ``.gz`` is detected by its magic bytes, for any of them): 
 (``formats.qbreader``), ``qanta`` (``formats.qanta``), ``demo`` (``formats.demo``), ``expo``
 (``formats.expo``) and ``runner`` (a qb-tournament-runner packet: ``formats.runner``). Text is kept as in the source except for surrounding whitespace (stripped: the
 PDF-extracted qbreader text has stray leading spaces); power marks, answer-line HTML and directives
-and categories are kept.
+and categories are kept. A tossup's media markers (``[[image:pics/x.png|alt|lockout=2]]``, the
+runner's ``<multimodal …>`` tags: ``formats.media``) are read from the file's folder into
+``ParsedFile.media`` and rewritten to their stored form (``sha256:…``).
 
 Filters (every format, ``formats.collect.Filters``): ``sets`` (exact set names), ``min_year``/
 ``max_year`` (inclusive) and ``limit``: at most ``limit`` tossups and at most ``limit`` bonuses per
@@ -21,12 +23,14 @@ from __future__ import annotations
 import csv
 import json
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
 from formats import demo, expo, qanta, qbreader, runner
 from formats.collect import Collector, Filters
 from formats.errors import FormatError
+from formats.media import MarkerError, has_markers, store_markers
 from formats.records import ParsedFile
 from formats.textio import iter_lines, read_text
 
@@ -112,4 +116,20 @@ def parse_file(
     parsed = ParsedFile(path=str(path), fmt=name)
     filters = Filters(None if sets is None else frozenset(sets), min_year, max_year, limit)
     _PARSERS[name](path, Collector(parsed, filters, skip_invalid))
+    _read_media(parsed, path if path.is_dir() else path.parent)
     return parsed
+
+
+def _read_media(parsed: ParsedFile, folder: Path) -> None:
+    """Read the files the tossups' media markers name (relative to ``folder``) into
+    ``parsed.media`` and rewrite the markers to their stored form (``formats.media``). Raises
+    FormatError at the record's line for a bad marker or file."""
+    for i, rec in enumerate(parsed.tossups):
+        if not has_markers(rec.question):
+            continue
+        try:
+            question = store_markers(rec.question, folder, parsed.media, runner=parsed.fmt == "runner")
+        except MarkerError as exc:
+            where = folder / "tossups.csv" if Path(parsed.path).is_dir() else parsed.path
+            raise FormatError(where, rec.line, str(exc)) from None
+        parsed.tossups[i] = replace(rec, question=question)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from formats.errors import FormatError
+from formats.media import MediaBlob
 
 #: Points of a bonus part when the source does not say (every supported source but the demo packet).
 BONUS_PART_VALUE = 10
@@ -63,13 +64,15 @@ class BonusRecord:
 class ParsedFile:
     """Everything one question file yields after filtering: ``fmt`` is the format name
     (``formats.questions.FORMATS``); ``skipped`` lists ``"path:LINE: message"`` of records skipped as
-    invalid."""
+    invalid; ``media`` the files the tossups' media markers name, by content hash (the markers in
+    ``question`` are rewritten to ``sha256:…``: ``formats.media``)."""
 
     path: str
     fmt: str
     tossups: list[TossupRecord] = field(default_factory=list)
     bonuses: list[BonusRecord] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    media: dict[str, MediaBlob] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

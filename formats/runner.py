@@ -311,6 +311,23 @@ def is_question_csv(columns: set[str]) -> bool:
     return columns >= TOSSUP_HEADER or columns >= BONUS_HEADER
 
 
+def token_text(token: str | dict[str, Any]) -> str:
+    """A tossup token as the runner's ``text`` holds it: a word as it is, an image, audio or delay
+    token (Tossup's dict: ``kind``, ``sha256``, ``alt``) as a ``<multimodal …>`` tag (the asset
+    ``img/<sha256>.*`` / ``audio/<sha256>.*`` is not written here)."""
+    if isinstance(token, str):
+        return token
+    kind = {"image": "img"}.get(token["kind"], token["kind"])
+    attrs = [f'type="{kind}"']
+    if token.get("sha256"):
+        attrs.append(f'hash="{token["sha256"]}"')
+    if token.get("alt"):
+        attrs.append('displayText="{}"'.format(str(token["alt"]).replace('"', "'")))
+    if token.get("duration"):
+        attrs.append(f'duration="{token["duration"]:g}"')
+    return f"<multimodal {' '.join(attrs)}>"
+
+
 def _power_words(folder: Path) -> dict[str, str]:
     path = folder / "power.csv"
     if not path.is_file():

@@ -1,5 +1,6 @@
 from django.urls import path, re_path
 
+from competition.game import MEDIA_URL
 from frontend import bot_views, views
 
 app_name = "frontend"
@@ -34,5 +35,6 @@ urlpatterns = [
     ),
     path("vendor/plotly.min.js", views.plotly_js, name="plotly_js"),
     path("healthz", views.healthz, name="healthz"),
+    re_path(rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", views.media_file, name="media_file"),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

@@ -34,9 +34,9 @@ from django_ratelimit.core import is_ratelimited
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from competition import exports as match_exports
-from competition import identities, selectors, services
+from competition import game, identities, selectors, services
 from competition.errors import TossupError
-from competition.models import Match, MatchEvent, Player, Team
+from competition.models import Match, MatchEvent, MediaFile, Player, Team
 from competition.vocabulary import FlagProblem
 from formats import qbj as qbjfmt
 from frontend import analysis
@@ -419,7 +419,7 @@ def api_questions(request: HttpRequest, code: str) -> JsonResponse:
             "index": k,
             "question_id": t.question_id,
             "category": t.category,
-            "tokens": t.tokens,
+            "tokens": game.tokens_json(t.tokens),
             "power_index": t.power_index,
             "superpower_index": t.superpower_index,
             "answer_line": t.answer_line,
@@ -530,6 +530,23 @@ def plotly_js(request: HttpRequest) -> FileResponse:
     """plotly.js from the installed ``plotly`` package (no CDN: the pages work offline)."""
     response = FileResponse(PLOTLY_JS.open("rb"), content_type="text/javascript")
     response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
+@require_GET
+def media_file(request: HttpRequest, sha256: str) -> FileResponse:
+    """A multimodal tossup's image or audio (``competition.models.MediaFile``) by its content hash,
+    at ``competition.game.MEDIA_URL + sha256``. 404 for an unknown hash, and for a file no match
+    has revealed yet unless the user is a logged-in organiser (the moderator's preview). Served
+    with its stored type, ``nosniff`` and a sandboxing CSP (an SVG image cannot run script here)."""
+    media = MediaFile.objects.filter(sha256=sha256).first()
+    if media is None or not (media.revealed or request.user.is_authenticated):
+        raise Http404("no such media file")
+    response = FileResponse(media.file.open("rb"), content_type=media.mime)
+    response["X-Content-Type-Options"] = "nosniff"
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; sandbox"
+    # The content never changes (the URL is its hash); private: the reveal gate is per user.
+    response["Cache-Control"] = "private, max-age=31536000, immutable"
     return response
 
 

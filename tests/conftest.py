@@ -4,6 +4,8 @@ a Redis being installed as a service), and where the shared data lives."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,6 +37,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}
     }
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
+    # Media files of imported tossups go to a private folder, for this process and its servers.
+    media = tempfile.mkdtemp(prefix="tossup-test-media-")
+    _redis["media"] = media
+    os.environ["MEDIA_ROOT"] = settings.MEDIA_ROOT = media
     from config.celery import app
 
     app.conf.broker_url = app.conf.result_backend = url
@@ -42,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     launcher.stop(_redis.get("proc"))  # type: ignore[arg-type]
+    shutil.rmtree(str(_redis.get("media", "")), ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)

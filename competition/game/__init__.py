@@ -62,10 +62,12 @@ from .state import (
     records_from_dict,
     records_to_dict,
 )
+from .tokens import MEDIA_URL, MediaToken, Token, tokens_json, words_text
 from .view import apply_event, event_audiences, view
 
 __all__ = [
     "MAX_DELAY_BOUND",
+    "MEDIA_URL",
     "Adjust",
     "Adjustment",
     "Answer",
@@ -82,6 +84,7 @@ __all__ = [
     "MatchConfig",
     "MatchSpec",
     "MatchState",
+    "MediaToken",
     "Next",
     "PartResult",
     "Pause",
@@ -104,6 +107,7 @@ __all__ = [
     "Start",
     "TeamSpec",
     "Tick",
+    "Token",
     "TossupRuling",
     "TossupRun",
     "TossupSpec",
@@ -116,5 +120,7 @@ __all__ = [
     "records_from_dict",
     "records_to_dict",
     "tokenize_tossup",
+    "tokens_json",
     "view",
+    "words_text",
 ]

@@ -58,6 +58,7 @@ def resume(st: MatchState, now: float, ev: list[Event]) -> None:
     if t is not None:
         t.next_word_at = _shifted(t.next_word_at, shift)
         t.dead_deadline = _shifted(t.dead_deadline, shift)
+        t.lockout_until = _shifted(t.lockout_until, shift)
         t.race_deadline = _shifted(t.race_deadline, shift)
         t.held = [replace(h, release_at=_shifted(h.release_at, shift)) for h in t.held]
         if t.buzz is not None:
@@ -79,5 +80,8 @@ def set_speed(st: MatchState, wpm: float, now: float, ev: list[Event]) -> None:
     t = st.tossup
     if t is not None and t.next_word_at is not None and t.revealed_at:
         reference = st.paused_at if st.paused and st.paused_at is not None else now
-        t.next_word_at = max(t.revealed_at[-1] + 60.0 / st.wpm, reference)
+        last = st.tossups[t.index].tokens[t.revealed - 1] if t.revealed else ""
+        # A delay holds the reading for its own duration whatever the speed.
+        step = last.duration if not isinstance(last, str) and last.kind == "delay" else 60.0 / st.wpm
+        t.next_word_at = max(t.revealed_at[-1] + step, reference)
     ev.append(SpeedChanged(st.wpm).event())

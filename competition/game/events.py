@@ -125,12 +125,14 @@ class TossupAnswer(Payload):
 
 @dataclass(frozen=True, slots=True)
 class Words(Payload):
-    """Tokens ``start…`` revealed together at ``revealed_at``."""
+    """Tokens ``start…`` revealed together at ``revealed_at``: a word is a string, an image, audio
+    or delay token a dict (``competition.game.tokens.MediaToken.to_dict``: ``kind``, and ``url``,
+    ``sha256``, ``mime``, ``alt``, ``lockout`` for a file, ``duration`` for a delay)."""
 
     EVENT = "words"
     question_id: int
     start: int
-    words: list[str]
+    words: list[str | dict[str, Any]]
     revealed_at: float
 
 
@@ -220,7 +222,7 @@ class TossupEnded(Payload):
     superpower_index: int | None
     outcome: str
     scores: dict[str, int]
-    words: list[str]
+    words: list[str | dict[str, Any]]
 
 
 # -- answers and rulings --------------------------------------------------------------------

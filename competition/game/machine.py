@@ -13,6 +13,8 @@ ended tossup or bonus; ReplayTossup does (see ``corrections.replay_tossup``). Bo
 
 from __future__ import annotations
 
+from typing import Any
+
 from competition.vocabulary import Ruling, TossupOutcome
 
 from .bonus import end_bonus, rule_bonus, take_bonus_answer
@@ -115,7 +117,7 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
 def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
     """Handle every deadline due at or before ``now`` in time order; consecutive word reveals
     are batched into one ``words`` event stamped with the batch's due time."""
-    batch: list[str] = []
+    batch: list[str | dict[str, Any]] = []
     while True:
         pending = deadlines(st)
         if not pending:

@@ -6,7 +6,10 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from formats.media import has_markers, split_text
 from scoring.rules import Preset, load_preset
+
+from .tokens import MediaToken, Token
 
 Kind = Literal["human", "bot"]
 KINDS = ("human", "bot")
@@ -17,14 +20,15 @@ DEFAULT_BOT_DELAY = 0.300
 
 @dataclass(frozen=True)
 class TossupSpec:
-    """One tossup as read: ``tokens`` are the display words (marks removed); ``power_index`` /
-    ``superpower_index`` = number of words before the ``(*)`` / ``(+)`` mark (None = unmarked),
+    """One tossup as read: ``tokens`` are the display tokens (marks removed): words, and media or
+    delay tokens (:mod:`.tokens`); ``power_index`` /
+    ``superpower_index`` = number of tokens before the ``(*)`` / ``(+)`` mark (None = unmarked),
     so a buzz with 0-based ``token_index < power_index`` is a power. ``external_id``: the question's
     id in its source ("" if none); server-side only: no event or player/spectator view carries it,
     since a source id lets a client look the answer up."""
 
     question_id: int
-    tokens: list[str]
+    tokens: list[Token]
     power_index: int | None
     superpower_index: int | None
     answer_line: str
@@ -32,17 +36,21 @@ class TossupSpec:
     external_id: str = ""
 
 
-def strip_marks(raw_words: list[str]) -> tuple[list[str], dict[str, int], list[int]]:
-    """Remove the ``(*)``/``(+)`` marks from whitespace words.
+def strip_marks(raw_words: list[str] | list[Token]) -> tuple[list[Token], dict[str, int], list[int]]:
+    """Remove the ``(*)``/``(+)`` marks from whitespace words (media tokens pass through).
 
     Returns ``(tokens, marks, token_of)``: the display tokens; mark → number of tokens before it
     (also when glued to a word: ``word(*)`` counts the word as before the mark, ``(*)word`` as
     after it; the first occurrence wins, QUIZBOWL.md "Positions"); and for each raw word the
     index of the display token that shows it (a bare mark maps to the token before it, or 0)."""
-    tokens: list[str] = []
+    tokens: list[Token] = []
     marks: dict[str, int] = {}
     token_of: list[int] = []
     for raw in raw_words:
+        if not isinstance(raw, str):
+            tokens.append(raw)
+            token_of.append(len(tokens) - 1)
+            continue
         word = raw
         for mark in (POWER_MARK, SUPERPOWER_MARK):
             if mark not in word:
@@ -61,8 +69,15 @@ def tokenize_tossup(
     question_id: int, question_text: str, answer_line: str, category: str = "", *, external_id: str = ""
 ) -> TossupSpec:
     """Split ``question_text`` on whitespace (``str.split``) and strip the power marks (see
-    :func:`strip_marks`), recording their positions."""
-    tokens, marks, _ = strip_marks(question_text.split())
+    :func:`strip_marks`), recording their positions. Stored media and delay markers
+    (``formats.media``) become :class:`MediaToken` s, one token each. Raises ValueError
+    (``formats.media.MarkerError``) for a malformed marker or one naming a file never imported."""
+    raw: list[Token] | list[str]
+    if has_markers(question_text):
+        raw = [p if isinstance(p, str) else MediaToken.from_marker(p) for p in split_text(question_text)]
+    else:
+        raw = question_text.split()
+    tokens, marks, _ = strip_marks(raw)
     return TossupSpec(
         question_id=question_id,
         tokens=tokens,

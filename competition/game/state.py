@@ -20,6 +20,7 @@ from .records import (
     ruling_from_dict,
 )
 from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec
+from .tokens import MediaToken, token_from_json
 
 # Phases: lobby → (reading ⇄ dead_time ⇄ answering/ruling) → bonus/bonus_ruling → between … → ended.
 LIVE_PHASES = ("reading", "dead_time")
@@ -41,7 +42,8 @@ class TossupRun:
     ``locked_teams``: teams whose buzz won a race on this tossup (one buzz per team);
     ``candidates``: buzzes in the open collection window (closes at ``race_deadline``);
     ``held``: bot buzzes waiting for their ``release_at`` (reaction delay); ``buzz``: the
-    winning buzz being answered or ruled; ``outcome``: answered|dead|skipped once ended.
+    winning buzz being answered or ruled; ``outcome``: answered|dead|skipped once ended;
+    ``lockout_until``: no buzz is accepted before this time (an image/audio token's reveal lockout).
     """
 
     index: int
@@ -58,6 +60,7 @@ class TossupRun:
     buzz: WinningBuzz | None = None
     neg_given: bool = False
     outcome: str | None = None
+    lockout_until: float | None = None
 
     def copy(self) -> TossupRun:
         """A copy with its own lists (the records in them are frozen and shared)."""
@@ -318,7 +321,9 @@ class MatchSpec:
             config=MatchConfig.from_dict(d["config"]),
             teams=[TeamSpec(**t) for t in d["teams"]],
             players=[PlayerSpec(**p) for p in d["players"]],
-            tossups=[TossupSpec(**{**t, "tokens": list(t["tokens"])}) for t in d["tossups"]],
+            tossups=[
+                TossupSpec(**{**t, "tokens": [token_from_json(x) for x in t["tokens"]]}) for t in d["tossups"]
+            ],
             bonuses=[
                 BonusSpec(**{**b, "parts": [BonusPartSpec(**p) for p in b["parts"]]}) for b in d["bonuses"]
             ],
@@ -329,6 +334,8 @@ def _plain(value: Any) -> Any:
     """``asdict`` for the frozen specs without its per-string deepcopy (they hold no dicts)."""
     if isinstance(value, list):
         return [v if isinstance(v, str) else _plain(v) for v in value]
+    if isinstance(value, MediaToken):
+        return value.to_dict()
     if is_dataclass(value):
         return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
     return value

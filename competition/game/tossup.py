@@ -21,6 +21,7 @@ from .flow import after_question
 from .guards import current_tossup, require_running, score_table, seated_player
 from .records import Candidate, WinningBuzz
 from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
+from .tokens import token_to_json, tokens_json
 
 RACE_RULE = (
     "min_token_index, then corrected_press_at (else arrival), then lighter weight class, then player_id"
@@ -43,22 +44,31 @@ CANDIDATE_FIELDS = (
 )
 
 
-def reveal_next(st: MatchState, due: float) -> str:
+def reveal_next(st: MatchState, due: float) -> str | dict[str, Any]:
+    """Reveal the next token at ``due``; returns it as the ``words`` event carries it. A delay
+    token holds the next one back for its duration; a media token's lockout starts now."""
     t = current_tossup(st)
     spec = st.tossups[t.index]
-    word = spec.tokens[t.revealed]
+    token = spec.tokens[t.revealed]
     t.revealed += 1
     t.revealed_at.append(due)
+    step = 60.0 / st.wpm
+    if not isinstance(token, str):
+        if token.kind == "delay":
+            step = token.duration
+        elif token.lockout:
+            t.lockout_until = max(t.lockout_until or due, due + token.lockout)
     if t.revealed < len(spec.tokens):
-        t.next_word_at = due + 60.0 / st.wpm
+        t.next_word_at = due + step
     else:
         t.next_word_at = None
         st.phase = "dead_time"
-        t.dead_deadline = due + st.config.dead_time
-    return word
+        # After a last clue's reveal lockout, the room still gets its whole dead time to buzz.
+        t.dead_deadline = max(due, t.lockout_until or due) + st.config.dead_time
+    return token_to_json(token)
 
 
-def flush_words(st: MatchState, batch: list[str], ev: list[Event]) -> None:
+def flush_words(st: MatchState, batch: list[str | dict[str, Any]], ev: list[Event]) -> None:
     if not batch:
         return
     t = current_tossup(st)
@@ -88,6 +98,12 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         raise RuleViolation("team_already_buzzed")
     if st.phase not in LIVE_PHASES:
         raise RuleViolation("locked_out", "another buzz is being answered")
+    if t.lockout_until is not None and now < t.lockout_until:
+        raise RuleViolation(
+            "media_lockout",
+            f"no buzz for {t.lockout_until - now:.1f} s more: an image or audio clue was just shown",
+            {"until": t.lockout_until},
+        )
     if not t.revealed_at:
         raise RuleViolation("not_live", "no word has been read yet")
     bound = _delay_bound(cmd.delay_bound)
@@ -286,7 +302,7 @@ def end_tossup(
             spec.superpower_index,
             outcome,
             score_table(st),
-            list(spec.tokens),
+            tokens_json(spec.tokens),
         ).event()
     )
     if winner_team is not None and st.bonus_index < len(st.bonuses):

@@ -17,6 +17,7 @@ from scoring.rules import bonus_points
 from .commands import Event
 from .records import Candidate
 from .state import BONUS_PHASES, MatchState
+from .tokens import tokens_json
 
 AUDIENCES = ("moderator", "all", "player:<id>")
 
@@ -114,7 +115,7 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
         "index": t.index,
         "question_id": t.question_id,
         "token_count": len(spec.tokens),
-        "words_revealed": spec.tokens[: t.revealed],
+        "words_revealed": tokens_json(spec.tokens[: t.revealed]),
         "category": spec.category,
         "locked_teams": list(t.locked_teams),
         "buzz": None,
@@ -149,7 +150,7 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
         out["power_index"] = spec.power_index
         out["superpower_index"] = spec.superpower_index
     if t.outcome is not None:
-        out["words"] = list(spec.tokens)
+        out["words"] = tokens_json(spec.tokens)
     return out
 
 

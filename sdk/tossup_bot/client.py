@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, ConnectionClosedOK, InvalidHandshake, InvalidStatus
@@ -42,13 +42,30 @@ def play_url(base: str, code: str, token: str) -> str:
     return f"{base.rstrip('/')}/ws/match/{quote(code)}/play/?token={quote(token)}"
 
 
+def http_origin(url: str) -> str:
+    """The HTTP origin of a websocket URL: ``ws://h:p/…`` → ``http://h:p``, ``wss://…`` → ``https://…``."""
+    parts = urlsplit(url)
+    return f"{'https' if parts.scheme in ('wss', 'https') else 'http'}://{parts.netloc}"
+
+
+def with_origin(tokens: list[Any], origin: str) -> list[Any]:
+    """``tokens`` (words and media dicts) with each media ``url`` made absolute on ``origin``: what
+    a guesser can fetch (the server serves a clue's file once it is revealed)."""
+    return [
+        {**t, "url": origin + t["url"]}
+        if isinstance(t, dict) and str(t.get("url", "")).startswith("/")
+        else t
+        for t in tokens
+    ]
+
+
 @dataclass
 class _Tossup:
     question_id: Any
     index: int | None = None
     token_count: int | None = None
     category: str = ""
-    words: list[str | None] = field(default_factory=list)
+    words: list[str | dict[str, Any] | None] = field(default_factory=list)
     team_locked: bool = False  # our team buzzed (or was ruled) on this tossup
     buzz_open: bool = True  # False while anyone's buzz waits for its ruling
     buzz_sent: bool = False  # our buzz is in flight and not yet answered by a buzz event or error
@@ -74,10 +91,12 @@ class _Bot:
         ws: ClientConnection,
         guesser: Guesser,
         log: Callable[[str], None],
+        origin: str = "",
     ) -> None:
         self.ws = ws
         self.guesser = guesser
         self.log = log
+        self.origin = origin  # the server's HTTP origin, for media URLs
         self.player_id: Any = None
         self.team_id: Any = None
         self.seq = 0
@@ -209,7 +228,7 @@ class _Bot:
                     data.get("token_count"),
                     data.get("category") or "",
                 )
-            tossup.words = list(data.get("words_revealed") or [])
+            tossup.words = with_origin(list(data.get("words_revealed") or []), self.origin)
             tossup.team_locked = self.team_id is not None and _same(
                 self.team_id, data.get("locked_teams") or []
             )
@@ -244,7 +263,7 @@ class _Bot:
             except Exception:
                 logger.exception("guesser begin_tossup failed")
         elif name == "words" and tossup is not None and data.get("question_id") == tossup.question_id:
-            start, words = int(data.get("start", 0)), list(data.get("words") or [])
+            start, words = int(data.get("start", 0)), with_origin(list(data.get("words") or []), self.origin)
             if len(tossup.words) < start + len(words):
                 tossup.words.extend([None] * (start + len(words) - len(tossup.words)))
             tossup.words[start : start + len(words)] = words
@@ -410,7 +429,7 @@ async def run_bot(
         try:
             async with connect(url, compression=None, close_timeout=2) as ws:
                 if bot is None:
-                    bot = _Bot(ws, guesser, log or logger.info)
+                    bot = _Bot(ws, guesser, log or logger.info, http_origin(url))
                     bot.log("connected")
                 else:
                     bot.log("reconnected")

@@ -43,20 +43,30 @@ class TossupPrefix:
     """The part of a tossup revealed so far.
 
     question_id: the server's id of the tossup. index: its 0-based place in the match.
-    tokens: the revealed tokens, in order (``seen`` of them). token_count: the tossup's length in
-    tokens (None when the server did not say). category: e.g. ``Literature`` ("" when unknown).
+    tokens: the revealed tokens, in order (``seen`` of them): a word is a ``str``; an image, audio or
+    delay token a dict, ``{"kind": "image"|"audio", "url", "sha256", "mime", "alt", "lockout"}``
+    (``url`` absolute: the file, served once revealed; ``sha256`` its content hash) or
+    ``{"kind": "delay", "duration"}``. Every kind counts for positions. token_count: the tossup's
+    length in tokens (None when the server did not say). category: e.g. ``Literature`` ("" when
+    unknown).
     """
 
     question_id: Any
     index: int | None
-    tokens: tuple[str, ...]
+    tokens: tuple[str | dict[str, Any], ...]
     token_count: int | None = None
     category: str = ""
 
     @property
     def text(self) -> str:
-        """The revealed tokens joined by spaces."""
-        return " ".join(self.tokens)
+        """The revealed words joined by spaces (media and delay tokens left out: what a text-only
+        guesser reads)."""
+        return " ".join(t for t in self.tokens if isinstance(t, str))
+
+    @property
+    def media(self) -> tuple[dict[str, Any], ...]:
+        """The revealed image and audio tokens, in order."""
+        return tuple(t for t in self.tokens if isinstance(t, dict) and t.get("kind") in ("image", "audio"))
 
     @property
     def seen(self) -> int:

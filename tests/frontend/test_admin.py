@@ -25,10 +25,12 @@ from competition.models import (
     Flag,
     Match,
     MatchEvent,
+    MediaFile,
     Outbox,
     Packet,
     QuestionSet,
     Tossup,
+    media_path,
 )
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 
@@ -118,6 +120,7 @@ def every_record(packet: Packet) -> Match:
         position=4,
     )
     Group.objects.create(name="organisers")
+    MediaFile.objects.create(sha256="d" * 64, mime="image/png", size=3, file=media_path("d" * 64))
     return match
 
 
@@ -136,6 +139,7 @@ def test_every_registered_model_lists_and_shows_one_row(superuser: Client, every
         SubjectSkill,
         ItemScore,
         Response,
+        MediaFile,
     }
     assert expected <= set(admin.site._registry), "a model the organisers need is not in the admin"
     for model, model_admin in admin.site._registry.items():

@@ -165,15 +165,21 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
     auto_advance=st.booleans(),
     preset=st.sampled_from(["naqt", "hvc"]),
     collection_window=st.sampled_from([0.0, 0.15]),
+    multimodal=st.booleans(),
 )
 def test_applying_each_event_to_the_view_gives_the_fresh_view(
-    data, auto_rule, auto_advance, preset, collection_window
+    data, auto_rule, auto_advance, preset, collection_window, multimodal
 ):
+    # Multimodal: an image with a reveal lockout and a delay among the words (tests/game/test_media.py).
+    texts = [
+        f"t{i}w0 [[image:sha256:{'c' * 64}|a map|lockout=1]] t{i}w2 (*) [[delay:2]] t{i}w4" for i in range(3)
+    ]
     state = make_state(
         preset=preset,
         tossups=3,
         bonuses=2,
         words=6,
+        texts=texts if multimodal else None,
         auto_rule=auto_rule,
         auto_advance=auto_advance,
         collection_window=collection_window,

@@ -4,7 +4,7 @@
 // connection state, protests, scores and a grouped log.
 import {
   MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader, renderScoreboard,
-  setConn, teamName, toast,
+  setConn, teamName, toast, tokenHtml,
 } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
@@ -179,7 +179,7 @@ function renderPreview() {
   tokens.forEach((w, i) => {
     if (q && i === q.superpower_index) parts.push('<span class="powermark" title="superpower mark">(+)</span>');
     if (q && i === q.power_index) parts.push('<span class="powermark" title="power mark">(*)</span>');
-    parts.push(`<span class="w${i < read ? "" : " unread"}" data-i="${i}">${escapeHtml(t.words[i] ?? w)}</span>`);
+    parts.push(`<span class="w${i < read ? "" : " unread"}" data-i="${i}">${tokenHtml(t.words[i] ?? w)}</span>`);
     if (i === buzzAt) parts.push('<span class="buzzmark" title="buzz">(#)</span>');
   });
   el.innerHTML = parts.join(" ");

@@ -403,10 +403,59 @@ export function renderScoreboard(el, m, { mine = null } = {}) {
 }
 
 /**
- * The question as revealed so far, one span per word; new words are appended (so only they
- * fade in) unless the question or the buzz mark changed.
+ * One token of a tossup as an element (class `w`): a word as its text; an image as an img with
+ * its alt text, an audio clip as an audio player labelled by its alt text, a delay as a visible
+ * pause mark (tokens: competition/game/tokens.py). `autoplay`: start an audio clip at once (the
+ * projector, which the room hears).
  */
-export function renderWords(el, t, { buzzIndex = null } = {}) {
+export function tokenNode(w, { autoplay = false } = {}) {
+  const span = document.createElement("span");
+  span.className = "w";
+  if (w == null || typeof w === "string") {
+    span.textContent = w ?? "…";
+    return span;
+  }
+  span.classList.add("token-media", `token-${w.kind}`);
+  span.dataset.kind = w.kind;
+  if (w.kind === "image") {
+    const img = document.createElement("img");
+    img.src = w.url;
+    img.alt = w.alt || "image clue";
+    img.decoding = "async";
+    span.append(img);
+  } else if (w.kind === "audio") {
+    const audio = document.createElement("audio");
+    audio.controls = true;
+    audio.preload = "auto";
+    audio.autoplay = autoplay;
+    audio.src = w.url;
+    audio.setAttribute("aria-label", w.alt || "audio clue");
+    span.append(audio);
+    if (w.alt) span.append(Object.assign(document.createElement("span"), { className: "alt", textContent: w.alt }));
+  } else {
+    span.textContent = "⏸";
+    span.title = `pause, ${w.duration} s`;
+    span.setAttribute("role", "img");
+    span.setAttribute("aria-label", `pause, ${w.duration} seconds`);
+  }
+  return span;
+}
+
+/** The inner HTML of a token's span (for pages that build the question as a string). */
+export function tokenHtml(w) {
+  return typeof w === "string" ? escapeHtml(w) : tokenNode(w).innerHTML;
+}
+
+/** Seconds of a reveal lockout the tokens of one `words` event start (0: none). */
+export function lockoutOf(words) {
+  return Math.max(0, ...words.map((w) => (w && typeof w === "object" && w.lockout) || 0));
+}
+
+/**
+ * The question as revealed so far, one span per token (tokenNode); new tokens are appended (so only
+ * they fade in) unless the question or the buzz mark changed.
+ */
+export function renderWords(el, t, { buzzIndex = null, autoplay = false } = {}) {
   if (!t) {
     el.textContent = "";
     el.dataset.key = "";
@@ -421,10 +470,8 @@ export function renderWords(el, t, { buzzIndex = null } = {}) {
   }
   const frag = document.createDocumentFragment();
   for (let i = n; i < t.words.length; i++) {
-    const span = document.createElement("span");
-    span.className = "w";
+    const span = tokenNode(t.words[i], { autoplay });
     span.dataset.i = i;
-    span.textContent = t.words[i] ?? "…";
     frag.append(span, " ");
     if (i === buzzIndex) {
       const mark = document.createElement("span");

@@ -5,8 +5,8 @@
 // one-time reclaim code from the moderator). The handle's secret (tossup.identity) is kept the
 // same way: it makes this tablet's player the same subject in every match it joins.
 import {
-  ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot,
-  pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast,
+  ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, lockoutOf, modelFromSnapshot,
+  pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
 
 const SEAT_KEY = "tossup.seat";
@@ -19,6 +19,7 @@ let seat = JSON.parse(localStorage.getItem(SEAT_KEY) || "null");
 let socket = null;
 let m = null;
 let pendingBuzz = null; // ref of a buzz sent and not yet resolved
+let lockoutUntil = 0; // Date.now() ms until which an image/audio clue's reveal lockout runs
 let answerSent = false;
 let bonusSent = null; // "bonus_id:part" answered
 const flagged = new Set();
@@ -321,7 +322,19 @@ function onEvent(type, d) {
     return;
   }
   switch (type) {
+    case "words": {
+      const seconds = lockoutOf(d.words);
+      if (seconds > 0) {
+        // Counted from the words' reveal on the server clock, so a late frame locks for less.
+        const left = d.revealed_at + seconds - (Date.now() / 1000 + clock.offset);
+        lockoutUntil = Math.max(lockoutUntil, Date.now() + Math.min(left, seconds) * 1000);
+        clearTimeout(onEvent.unlock);
+        onEvent.unlock = setTimeout(render, lockoutUntil - Date.now() + 20);
+      }
+      break;
+    }
     case "tossup_started":
+      lockoutUntil = 0;
       pendingBuzz = null;
       answerSent = false;
       lostRace = null;
@@ -400,7 +413,12 @@ function myTeam() {
 
 function canBuzz() {
   const t = m && m.tossup;
-  return !!(t && m.status === "running" && !m.paused && LIVE_PHASES.includes(m.phase) && !t.locked_teams.includes(myTeam()) && pendingBuzz === null);
+  return !!(t && m.status === "running" && !m.paused && LIVE_PHASES.includes(m.phase) && !t.locked_teams.includes(myTeam()) && pendingBuzz === null && !mediaLocked());
+}
+
+/** An image or audio clue's reveal lockout is running (the server refuses buzzes: media_lockout). */
+function mediaLocked() {
+  return lockoutUntil > Date.now();
 }
 
 function render() {
@@ -420,7 +438,7 @@ function render() {
   const locked = t && t.locked_teams.includes(myTeam()) && !(t.buzz && mine(t.buzz)) && !t.outcome;
   buzzBtn.disabled = !canBuzz();
   buzzBtn.classList.toggle("locked", !!locked);
-  buzzBtn.textContent = locked ? "LOCKED OUT" : pendingBuzz !== null ? "…" : m.paused ? "PAUSED" : "BUZZ";
+  buzzBtn.textContent = locked ? "LOCKED OUT" : pendingBuzz !== null ? "…" : m.paused ? "PAUSED" : mediaLocked() ? "WAIT" : "BUZZ";
 
   const myBuzz = t && t.buzz && mine(t.buzz) && (m.phase === "answering" || m.phase === "ruling");
   const form = $("answer-form");
@@ -466,7 +484,7 @@ function renderRecap(t) {
   for (const b of r.buzzes) marks.set(b.token_index, [...(marks.get(b.token_index) || []), b]);
   const html = [];
   r.words.forEach((w, i) => {
-    html.push(`<span class="w${i >= read ? " unread" : ""}">${escapeHtml(w)}</span>`);
+    html.push(`<span class="w${i >= read ? " unread" : ""}">${tokenHtml(w)}</span>`);
     if (r.power_index != null && i === r.power_index - 1) html.push('<span class="buzzmark power">(*)</span>');
     for (const b of marks.get(i) || []) {
       const ok = b.ruling === "correct";

@@ -105,7 +105,7 @@ function render() {
   renderHeader(m);
   if (ended) $("q-index").textContent = "Final";
   renderScores();
-  renderWords($("q-text"), ended ? null : t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null });
+  renderWords($("q-text"), ended ? null : t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null, autoplay: true });
   const revealed = !ended && t && t.outcome && t.answer_line;
   $("reveal").hidden = !revealed;
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;

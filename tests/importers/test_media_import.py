@@ -1,0 +1,192 @@
+"""Multimodal tossups through the importers: inline markers in qbreader/CSV text, the runner's
+``<multimodal>`` tags, media stored by content hash and served only once revealed (issue 9, item 3)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from competition import game, services
+from competition.importers import QuestionFileError, import_file
+from competition.models import MediaFile, Tossup
+
+# A 1×1 PNG and a few bytes named .ogg: the importer reads, hashes and stores, it never decodes.
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360f8cfc0f01f0005000201a2f3a4510000000049454e44ae426082"
+)
+OGG = b"OggS\x00\x02" + b"\x00" * 40
+
+
+def _packet(folder: Path, questions: list[str]) -> Path:
+    rows = [
+        {
+            "type": "tossup",
+            "set": "2099-MEDIA",
+            "year": 2099,
+            "packet": "1",
+            "number": n,
+            "question": q,
+            "answer": "<b><u>red</u></b>",
+            "category": "Fine Arts",
+            "subcategory": "Painting",
+        }
+        for n, q in enumerate(questions, 1)
+    ]
+    path = folder / "packet.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def organiser(db) -> Client:
+    client = Client()
+    client.force_login(get_user_model().objects.create_user("org", password="pw-for-tests-only"))
+    return client
+
+
+@pytest.fixture
+def media_folder(tmp_path: Path) -> Path:
+    (tmp_path / "pics").mkdir()
+    (tmp_path / "pics" / "red.png").write_bytes(PNG)
+    (tmp_path / "bell.ogg").write_bytes(OGG)
+    return tmp_path
+
+
+@pytest.mark.django_db
+def test_inline_markers_are_stored_by_hash_and_become_tokens(media_folder: Path):
+    path = _packet(
+        media_folder,
+        [
+            "This painting [[image:pics/red.png|a red square|lockout=2]] is (*) red. "
+            "[[delay:1.5]] Listen: [[audio:bell.ogg|a bell rings]] name it."
+        ],
+    )
+    counts = import_file(path)
+    assert counts["tossups"] == 1
+    png, ogg = hashlib.sha256(PNG).hexdigest(), hashlib.sha256(OGG).hexdigest()
+    stored = {m.sha256: m for m in MediaFile.objects.all()}
+    assert set(stored) == {png, ogg}
+    assert (stored[png].mime, stored[png].size, stored[png].revealed) == ("image/png", len(PNG), False)
+    assert stored[png].file.read() == PNG and stored[ogg].mime == "audio/ogg"
+    tossup = Tossup.objects.get()
+    assert f"[[image:sha256:{png}|a red square|lockout=2|mime=image/png]]" in tossup.question
+    spec = services.tossup_spec(tossup)
+    assert spec.tokens[2] == game.MediaToken("image", png, "image/png", "a red square", lockout=2.0)
+    assert spec.tokens[5] == game.MediaToken("delay", duration=1.5)
+    assert spec.tokens[7].kind == "audio" and spec.power_index == 4
+    # Importing again changes nothing and stores nothing twice.
+    again = import_file(path)
+    assert (again["unchanged"], MediaFile.objects.count()) == (1, 2)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        ("[[image:pics/missing.png]]", "not found"),
+        ("[[image:../outside.png]]", "relative path inside"),
+        ("[[image:/etc/passwd]]", "relative path inside"),
+        ("[[image:https://example.com/red.png]]", "relative path inside"),  # nothing from the internet
+        ("[[image:bell.ogg]]", "not image/"),
+        ("[[audio:|a bell]]", "without a file"),
+        ("[[image:pics/red.png|lockout=-1]]", "lockout"),
+        ("[[image:pics/red.png", "unclosed"),
+        ("[[image:sha256:" + "0" * 64 + "]]", "no stored media file"),
+    ],
+)
+def test_bad_markers_are_refused_at_their_line_and_nothing_is_written(media_folder, marker, message):
+    (media_folder.parent / "outside.png").write_bytes(PNG)
+    path = _packet(media_folder, ["A fine first tossup about red.", f"Second tossup {marker} about red."])
+    with pytest.raises(QuestionFileError, match=message) as err:
+        import_file(path)
+    assert err.value.line == 2 and str(err.value).startswith(f"{path}:2: ")
+    assert not Tossup.objects.exists() and not MediaFile.objects.exists()
+
+
+@pytest.mark.django_db
+def test_runner_multimodal_tags_read_the_packet_assets(tmp_path: Path):
+    folder = tmp_path / "round1"
+    (folder / "img").mkdir(parents=True)
+    (folder / "img" / "abc123.png").write_bytes(PNG)
+    (folder / "tossups.csv").write_text(
+        "question_id,text,answer,answerline\n"
+        'q1,"Look <multimodal type=""img"" hash=""abc123"" displayText=""A red square""> then '
+        '<multimodal type=""delay""> name it",red,red\n',
+        encoding="utf-8",
+    )
+    import_file(folder)
+    spec = services.tossup_spec(Tossup.objects.get())
+    png = hashlib.sha256(PNG).hexdigest()
+    # The runner's default reveal lockout (5 s) and our default delay (2 s): formats.media.
+    assert spec.tokens == [
+        "Look",
+        game.MediaToken("image", png, "image/png", "A red square", lockout=5.0),
+        "then",
+        game.MediaToken("delay", duration=2.0),
+        "name",
+        "it",
+    ]
+    (folder / "tossups.csv").write_text(
+        'question_id,text,answer,answerline\nq1,"Look <multimodal type=""img"" hash=""zzz""> x",red,red\n',
+        encoding="utf-8",
+    )
+    with pytest.raises(QuestionFileError, match="no asset for hash 'zzz'") as err:
+        import_file(folder)
+    assert str(err.value).startswith(f"{folder / 'tossups.csv'}:2: ")
+
+
+@pytest.mark.django_db
+def test_media_is_served_to_players_only_once_a_match_revealed_it(media_folder: Path, organiser: Client):
+    import_file(_packet(media_folder, ["Name [[image:pics/red.png|a red square]] this colour now please."]))
+    png = hashlib.sha256(PNG).hexdigest()
+    url = game.MEDIA_URL + png
+    anyone = Client()
+    assert anyone.get(url).status_code == 404
+    preview = organiser.get(url)
+    assert preview.status_code == 200 and preview["Content-Type"] == "image/png"
+    assert b"".join(preview.streaming_content) == PNG
+    assert preview["X-Content-Type-Options"] == "nosniff" and "sandbox" in preview["Content-Security-Policy"]
+    assert anyone.get(game.MEDIA_URL + "f" * 64).status_code == 404
+    assert anyone.get(game.MEDIA_URL + "not-a-hash").status_code == 404
+
+    tossup = Tossup.objects.get()
+    match = services.create_match(name="m", tossup_ids=[tossup.id], teams=["Red", "Blue"])
+    t0 = 1_000_000.0
+    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=t0)
+    services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.1)
+    assert anyone.get(url).status_code == 404  # only "Name" is revealed
+    applied = services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.5)
+    shown = [e for e in applied.events if e["event"] == "words"]
+    assert shown and shown[-1]["data"]["words"][-1]["url"] == url
+    got = anyone.get(url)
+    assert got.status_code == 200 and b"".join(got.streaming_content) == PNG
+
+
+@pytest.mark.django_db
+def test_a_hand_edited_marker_is_refused_by_the_admin_check_and_by_create_match(media_folder: Path):
+    from django.core.exceptions import ValidationError
+
+    from competition.services import ServiceError
+
+    import_file(_packet(media_folder, ["Name [[image:pics/red.png|a red square]] this colour now please."]))
+    tossup = Tossup.objects.get()
+    tossup.full_clean()  # the imported, stored form is valid
+    for edited, message in (
+        ("Name [[image:pics/red.png]] this colour.", "not a stored media file"),
+        ("Name [[image:sha256:" + "1" * 64 + "]] this colour.", "not a stored media file"),
+        ("Name [[delay:x]] this colour.", "number of seconds"),
+    ):
+        tossup.question = edited
+        with pytest.raises(ValidationError, match=message):
+            tossup.full_clean()
+    tossup.question = "Name [[image:pics/red.png]] this colour."
+    tossup.save()
+    with pytest.raises(ServiceError, match="not imported") as err:
+        services.create_match(name="m", tossup_ids=[tossup.id], teams=["Red", "Blue"])
+    assert err.value.code == "invalid"
