@@ -149,7 +149,7 @@ def test_tied_playoff_game_goes_to_the_better_seed():
     fmt = sc.Format(playoff=2)
     rr = sc.plan(fmt, teams, []).games
     done = [(rr[0], _result(rr[0], 200 if rr[0].home == "B" else 0, 0 if rr[0].home == "B" else 200))]
-    final = [g for g in sc.plan(fmt, teams, done).games if g.phase == sc.PLAYOFF][0]
+    final = next(g for g in sc.plan(fmt, teams, done).games if g.phase == sc.PLAYOFF)
     assert final.home == "B"  # B won the round robin: seed 1
     done.append((final, _result(final, 50, 50)))
     assert sc.plan(fmt, teams, done).champion == "B"
@@ -190,7 +190,7 @@ def test_any_playable_format_completes_with_one_champion_and_no_duplicate_games(
     except sc.ScheduleError:
         return
     rng = random.Random(seed)
-    final, played = _play_all(fmt, teams, lambda g: (rng.randrange(0, 400, 5), rng.randrange(0, 400, 5)))
+    final, _played = _play_all(fmt, teams, lambda g: (rng.randrange(0, 400, 5), rng.randrange(0, 400, 5)))
     keys = [g.key for g in final.games]
     assert len(keys) == len(set(keys))
     for rnd in {g.round for g in final.games}:
@@ -266,7 +266,8 @@ def test_head_to_head_breaks_a_tie_before_points():
     order = [t.team for t in st.compute(games).teams]
     # A, B, C all 1–1: head-to-head among the three is 1–1 each, so PPTH decides: A, B?, C
     assert order[0] == "A"
-    two_way = games + [
+    two_way = [
+        *games,
         _game("g4", "C", 0, "D", 10),
         _game("g5", "D", 0, "A", 10),
         _game("g6", "D", 0, "B", 10),
