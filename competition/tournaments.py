@@ -135,10 +135,12 @@ def results(tournament: Tournament) -> list[tuple[sc.Pairing, st.GameResult]]:
 
 
 def pairing(g: TournamentGame) -> sc.Pairing:
+    """A stored game as the schedule's pairing (teams by name)."""
     return sc.Pairing(g.phase, g.round, g.group, g.slot, g.home.name, g.away.name)
 
 
 def game_key(g: TournamentGame) -> str:
+    """A game's name in results, e.g. ``prelim-r2-g1`` (round 2, its first game)."""
     return f"{g.phase}-r{g.round}-g{g.slot + 1}"
 
 
@@ -275,6 +277,7 @@ def power_above(tournament: Tournament) -> int:
 
 
 def champion(tournament: Tournament) -> str | None:
+    """The playoff winner once the final is played; None before, or without playoffs."""
     teams = sorted(tournament.teams.all(), key=lambda t: t.seed)
     return sc.plan(
         sc.Format.from_dict(tournament.format), [t.name for t in teams], results(tournament)
@@ -315,8 +318,9 @@ def qbj_document(tournament: Tournament) -> dict[str, Any]:
 def results_from_qbj(t: qbjfmt.Tournament) -> list[st.GameResult]:
     """Game results recomputed from a QBJ tournament (e.g. a file read back with
     ``formats.qbj.read_qbj``): points are tossup points (answer counts) plus bonus points; a
-    question's bonus belongs to the team whose buzz scored; buzz positions are the buzzes'
-    ``word_index``. Raises ValueError for a match without exactly two teams."""
+    question's bonus belongs to the team whose buzz scored and counts as heard once a part of it was
+    ruled (as live: a bonus cut short by the match's end before any part is not heard); buzz
+    positions are the buzzes' ``word_index``. Raises ValueError for a match without exactly two teams."""
     out = []
     for m in t.matches:
         if len(m.match_teams) != 2:
@@ -324,7 +328,7 @@ def results_from_qbj(t: qbjfmt.Tournament) -> list[st.GameResult]:
         lines = []
         for mt in m.match_teams:
             heard = sum(
-                1 for q in m.match_questions if q.bonus_parts is not None and _controller(q) == mt.team
+                1 for q in m.match_questions if q.bonus_parts and _controller(q) == mt.team
             )
             players = tuple(
                 st.PlayerLine(

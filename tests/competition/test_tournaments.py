@@ -48,9 +48,10 @@ def _tournament(n: int = 4, fmt: dict | None = None, **kwargs):
     )
 
 
-def _play(match: Match, winner: str, capture, *, neg: bool = False) -> None:
+def _play(match: Match, winner: str, capture, *, neg: bool = False, bonus: bool = True) -> None:
     """Start ``match``; a human of team ``winner`` powers tossup 0 (the other team's human negs
-    first when ``neg``); then the moderator ends the match. Commit hooks run (``capture``)."""
+    first when ``neg``), the team answers the bonus (unless not ``bonus``); then the moderator ends
+    the match. Commit hooks run (``capture``)."""
     run = services.apply_command
     seat = match.players.filter(team__name=winner, kind=Player.Kind.HUMAN).first()
     other = match.players.exclude(team__name=winner).filter(kind=Player.Kind.HUMAN).first()
@@ -72,7 +73,7 @@ def _play(match: Match, winner: str, capture, *, neg: bool = False) -> None:
         )  # fmt: skip
         run(match_id=match.id, command=game.Tick(), actor="driver", now=at + 0.3)
         services.answer(match_id=match.id, player_id=seat.id, question_id=q0, text=ANSWERS[0], now=at + 0.5)
-        for part in range(3):  # the bonus: parts 0 and 2 right
+        for part in range(3 if bonus else 0):  # the bonus: parts 0 and 2 right
             text = f"bonusanswer{part}" if part != 1 else "no idea"
             services.bonus_answer(
                 match_id=match.id, player_id=seat.id, bonus_id=match.bonus_ids[0], part=part, text=text,
@@ -167,6 +168,22 @@ def test_results_advance_to_the_playoff_final_and_standings_equal_the_qbj_recomp
     recomputed = st.compute(tournaments.results_from_qbj(read), power_above=tournaments.power_above(t))
     assert [s.row() for s in recomputed.teams] == [s.row() for s in live.teams]
     assert [p.row() for p in recomputed.players] == [p.row() for p in live.players]
+
+
+def test_a_bonus_cut_short_by_the_end_counts_alike_live_and_in_the_qbj_file(
+    django_capture_on_commit_callbacks, tmp_path
+):
+    t = _tournament(4)
+    g = t.games.select_related("home").first()
+    _play(g.match, g.home.name, django_capture_on_commit_callbacks, bonus=False)
+    live = tournaments.standings(t)
+    path = tmp_path / "t.qbj"
+    path.write_text(json.dumps(tournaments.qbj_document(t)))
+    recomputed = st.compute(
+        tournaments.results_from_qbj(qbjfmt.read_qbj(path)), [x.name for x in t.teams.all()]
+    )
+    assert live.team(g.home.name).bonuses_heard == 0
+    assert [r.row() for r in recomputed.teams] == [r.row() for r in live.teams]
 
 
 def test_create_tournament_command(tmp_path):
