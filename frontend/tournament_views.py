@@ -16,6 +16,7 @@ from competition.errors import TossupError
 from competition.models import Tournament
 from formats import qbj as qbjfmt
 from frontend.views import api_error
+from irt.models import Fit
 
 #: The page reloads itself this often (seconds) while games are being played.
 REFRESH_S = 10
@@ -56,6 +57,9 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
         "champion": tournaments.champion(t),
         "complete": tournaments.complete(t),
         "refresh": REFRESH_S,
+        "fit": Fit.objects.filter(dataset=f"tournament:{t.id}", status=Fit.Status.DONE)
+        .order_by("-id")
+        .first(),
     }
 
 

@@ -223,3 +223,25 @@ def test_standings_page_shows_teams_players_and_dashboard_links_for_organisers(
     assert [r["team"] for r in body["teams"]] == ["Team 1", "Team 4", "Team 2", "Team 3"]
     assert body["teams"][0]["wins"] == 1 and body["champion"] is None
     assert client.get(f"/api/tournament/{t.id}/export.qbj").status_code == 200
+
+
+def test_the_tournament_fit_scope_holds_the_responses_of_its_games_only(django_capture_on_commit_callbacks):
+    from irt import pipeline
+
+    t = _tournament(4)
+    games = list(t.games.select_related("home"))
+    for g in games[:3]:
+        _play(g.match, g.home.name, django_capture_on_commit_callbacks, neg=True)
+        pipeline.record_match_responses(g.match_id)
+    elsewhere = tournaments.create_tournament(  # another tournament's game: not in this scope
+        name="Other", teams=_teams(4), packet_ids=t.packet_ids, fmt={}, config={"wpm": 600, "auto_rule": True}
+    )
+    g = elsewhere.games.select_related("home").first()
+    _play(g.match, g.home.name, django_capture_on_commit_callbacks, neg=True)
+    pipeline.record_match_responses(g.match_id)
+    rows = pipeline.scope_responses(f"tournament:{t.id}")
+    assert set(rows.values_list("match_id", flat=True)) == {g.match_id for g in games[:3]}
+    fit = pipeline.fit_scope(f"tournament:{t.id}")
+    assert fit.status == "done" and fit.n_responses == rows.count() > 0
+    with pytest.raises(ValueError, match="reserved"):
+        pipeline.replace_imported(f"tournament:{t.id}", "x.csv", [])
