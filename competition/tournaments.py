@@ -327,9 +327,7 @@ def results_from_qbj(t: qbjfmt.Tournament) -> list[st.GameResult]:
             raise ValueError(f"match {m.key}: {len(m.match_teams)} teams, a game has 2")
         lines = []
         for mt in m.match_teams:
-            heard = sum(
-                1 for q in m.match_questions if q.bonus_parts and _controller(q) == mt.team
-            )
+            heard = sum(1 for q in m.match_questions if q.bonus_parts and _controller(q) == mt.team)
             players = tuple(
                 st.PlayerLine(
                     mp.player,
