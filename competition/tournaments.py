@@ -262,10 +262,15 @@ def on_events_committed(sender: Any, match_id: int, events: list[dict[str, Any]]
             log.info("tournament %s: %d new games after match %s", game.tournament_id, len(made), match_id)
 
 
-def standings(tournament: Tournament) -> st.Standings:
-    """Standings over every ended game (all phases), live."""
+Done = list[tuple[sc.Pairing, st.GameResult]]
+
+
+def standings(tournament: Tournament, done: Done | None = None) -> st.Standings:
+    """Standings over every ended game (all phases), live; ``done``: :func:`results` when the
+    caller has read them (the readers below each read them otherwise)."""
+    done = results(tournament) if done is None else done
     return st.compute(
-        [r for _, r in results(tournament)],
+        [r for _, r in done],
         [t.name for t in tournament.teams.all()],
         power_above=power_above(tournament),
     )
@@ -276,20 +281,22 @@ def power_above(tournament: Tournament) -> int:
     return load_preset(tournament.preset).ten
 
 
-def champion(tournament: Tournament) -> str | None:
+def current_plan(tournament: Tournament, done: Done | None = None) -> sc.Plan:
+    """The schedule's plan given the results so far (``done`` as for :func:`standings`)."""
+    teams = sorted(tournament.teams.all(), key=lambda t: t.seed)
+    done = results(tournament) if done is None else done
+    return sc.plan(sc.Format.from_dict(tournament.format), [t.name for t in teams], done)
+
+
+def champion(tournament: Tournament, done: Done | None = None) -> str | None:
     """The playoff winner once the final is played; None before, or without playoffs."""
-    teams = sorted(tournament.teams.all(), key=lambda t: t.seed)
-    return sc.plan(
-        sc.Format.from_dict(tournament.format), [t.name for t in teams], results(tournament)
-    ).champion
+    return current_plan(tournament, done).champion
 
 
-def complete(tournament: Tournament) -> bool:
+def complete(tournament: Tournament, done: Done | None = None) -> bool:
     """Every game planned is created and ended."""
-    teams = sorted(tournament.teams.all(), key=lambda t: t.seed)
-    done = results(tournament)
-    planned = sc.plan(sc.Format.from_dict(tournament.format), [t.name for t in teams], done)
-    return len(done) == len(planned.games)
+    done = results(tournament) if done is None else done
+    return len(done) == len(current_plan(tournament, done).games)
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ REFRESH_S = 10
 
 
 def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
-    table = tournaments.standings(t)
+    done = tournaments.results(t)
+    table = tournaments.standings(t, done)
     kinds = {s.name: s.kind for team in t.teams.all() for s in team.seats.all()}
     rounds: dict[int, list[dict[str, object]]] = {}
     organiser = request.user.is_authenticated
@@ -54,8 +55,8 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
         "teams": [s.row() for s in table.teams],
         "players": players,
         "rounds": sorted(rounds.items()),
-        "champion": tournaments.champion(t),
-        "complete": tournaments.complete(t),
+        "champion": tournaments.champion(t, done),
+        "complete": tournaments.complete(t, done),
         "refresh": REFRESH_S,
         "fit": Fit.objects.filter(dataset=f"tournament:{t.id}", status=Fit.Status.DONE)
         .order_by("-id")
@@ -74,12 +75,13 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
 def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
     """``{"teams": [...], "players": [...], "champion"}``: the live standings as JSON."""
     t = get_object_or_404(Tournament, pk=tournament_id)
-    table = tournaments.standings(t)
+    done = tournaments.results(t)
+    table = tournaments.standings(t, done)
     return JsonResponse(
         {
             "teams": [s.row() for s in table.teams],
             "players": [p.row() for p in table.players],
-            "champion": tournaments.champion(t),
+            "champion": tournaments.champion(t, done),
         }
     )
 
