@@ -419,3 +419,83 @@ class Flag(models.Model):
     problem = models.CharField(max_length=30, choices=[(p.value, p.label) for p in FlagProblem])
     comment = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+
+class Tournament(models.Model):
+    """A tournament: teams (:class:`TournamentTeam`, with their seats), packets and a format
+    (``competition.schedule.Format`` as a dict); its games (:class:`TournamentGame`) are planned
+    by ``competition.schedule.plan`` and played as matches (``competition.tournaments``).
+    ``packet_ids`` are played in order, one packet per round (reused from the first when the
+    rounds outnumber them); ``preset`` and ``config`` are every game's match settings."""
+
+    name = models.CharField(max_length=200)
+    preset = models.CharField(max_length=50, default="naqt")
+    format = models.JSONField(
+        default=dict, help_text="schedule.Format: round_robin, groups, qualifier, playoff"
+    )
+    config = models.JSONField(default=dict, help_text="game.MatchConfig overrides for every game")
+    packet_ids = models.JSONField(default=list)
+    tossups_per_game = models.IntegerField(
+        null=True, blank=True, help_text="play only the first n tossups of each packet (None: all)"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TournamentTeam(models.Model):
+    """A team of a tournament; ``seed`` 1-based (1 is the best); ``name`` is its identity's handle."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="teams")
+    name = models.CharField(max_length=100)
+    seed = models.IntegerField()
+    competitor = models.ForeignKey(Competitor, on_delete=models.PROTECT, related_name="tournament_teams")
+
+    class Meta:
+        unique_together = [("tournament", "name"), ("tournament", "seed")]
+        ordering = ["tournament_id", "seed"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TournamentSeat(models.Model):
+    """A player on a tournament team's roster (a human or an AI player), seated in each of the
+    team's games; ``name`` is its identity's handle."""
+
+    team = models.ForeignKey(TournamentTeam, on_delete=models.CASCADE, related_name="seats")
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=10, choices=Player.Kind.choices, default=Player.Kind.HUMAN)
+    weight_class = models.CharField(max_length=10, blank=True, help_text="bots: light | mid | heavy")
+    competitor = models.ForeignKey(Competitor, on_delete=models.PROTECT, related_name="tournament_seats")
+
+    class Meta:
+        ordering = ["team_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.kind})"
+
+
+class TournamentGame(models.Model):
+    """One scheduled game: ``phase`` (prelim | qualifier | playoff), global ``round`` (1-based),
+    ``slot`` (its place in the round), ``group`` (0-based), the ``room`` it is played in, its
+    ``packet`` and the :class:`Match` that plays it."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="games")
+    phase = models.CharField(max_length=10)
+    round = models.IntegerField()
+    slot = models.IntegerField()
+    group = models.IntegerField(default=0)
+    room = models.CharField(max_length=50)
+    packet = models.ForeignKey(Packet, on_delete=models.PROTECT)
+    home = models.ForeignKey(TournamentTeam, on_delete=models.PROTECT, related_name="home_games")
+    away = models.ForeignKey(TournamentTeam, on_delete=models.PROTECT, related_name="away_games")
+    match = models.OneToOneField(Match, on_delete=models.PROTECT, related_name="tournament_game")
+
+    class Meta:
+        unique_together = [("tournament", "phase", "round", "slot")]
+        ordering = ["tournament_id", "round", "slot"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} {self.phase} round {self.round}: {self.home} vs {self.away}"

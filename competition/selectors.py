@@ -208,3 +208,25 @@ def tossup_token_counts(tossup_ids: Iterable[int]) -> dict[int, int]:
         Buzz.objects.filter(tossup_id__in=list(tossup_ids)).values("tossup_id").annotate(n=Max("token_count"))
     )
     return {r["tossup_id"]: r["n"] for r in rows}
+
+
+def tournament_of(match_id: int) -> int | None:
+    """The id of the tournament whose game ``match_id`` is, or None."""
+    from competition.models import TournamentGame
+
+    return TournamentGame.objects.filter(match_id=match_id).values_list("tournament_id", flat=True).first()
+
+
+def tournament_match_ids(tournament_id: int) -> list[int]:
+    """The matches of a tournament's games, in round order."""
+    from competition.models import TournamentGame
+
+    return list(TournamentGame.objects.filter(tournament_id=tournament_id).values_list("match_id", flat=True))
+
+
+def tournament_complete(tournament_id: int) -> bool:
+    """Every game the tournament's format calls for has been played."""
+    from competition import tournaments  # it reads through this module: imported when asked
+    from competition.models import Tournament
+
+    return tournaments.complete(Tournament.objects.get(pk=tournament_id))

@@ -88,13 +88,20 @@ def create_match(
     teams: list[str],
     bots: list[dict[str, str]] | None = None,
     config: dict[str, Any] | None = None,
+    identities: dict[str, Competitor] | None = None,
+    seats: list[dict[str, Any]] | None = None,
 ) -> Match:
     """Create a match in the lobby with human ``teams`` (names) and ``bots``
     (``[{"name", "weight_class"}]``, each on a team of its own). ``config`` overrides
     :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
+    ``identities`` (team name → team Competitor) and ``seats`` (``[{"team", "name", "kind",
+    "weight_class", "competitor"}]``: humans and AI players seated on the human teams from the
+    start, e.g. a tournament's rosters) make the same team and people the same identities
+    across matches.
 
-    Raises ServiceError for unknown presets, no tossups, duplicate team names, a tossup whose
-    media marker is malformed or names a file never imported."""
+    Raises ServiceError for unknown presets, no tossups, duplicate team or seat names, a seat on
+    no team of the match, a tossup whose media marker is malformed or names a file never
+    imported."""
     try:
         preset_obj = load_preset(preset)
     except ValueError as exc:
@@ -106,6 +113,9 @@ def create_match(
     all_team_names = names + [b["name"] for b in bots]
     if len(set(all_team_names)) != len(all_team_names):
         raise ServiceError("invalid", "team and bot names must be unique")
+    seat_names = [s["name"] for s in seats or []] + [b["name"] for b in bots]
+    if len(set(seat_names)) != len(seat_names):
+        raise ServiceError("invalid", "seat names must be unique in a match")
     tossups = {t.id: t for t in Tossup.objects.filter(id__in=tossup_ids)}
     missing = [i for i in tossup_ids if i not in tossups]
     if missing:
@@ -122,8 +132,26 @@ def create_match(
         match = Match.objects.create(
             name=name, preset=preset, config=cfg.to_dict(), tossup_ids=tossup_ids, bonus_ids=bonus_ids
         )
-        for team_name in names:
-            Team.objects.create(match=match, name=team_name, kind=Team.Kind.HUMAN)
+        made = {
+            team_name: Team.objects.create(
+                match=match,
+                name=team_name,
+                kind=Team.Kind.HUMAN,
+                competitor=(identities or {}).get(team_name),
+            )
+            for team_name in names
+        }
+        for seat in seats or []:
+            if seat["team"] not in made:
+                raise ServiceError("invalid", f"seat {seat['name']!r}: no team named {seat['team']!r}")
+            Player.objects.create(
+                match=match,
+                team=made[seat["team"]],
+                name=seat["name"],
+                kind=seat.get("kind", Player.Kind.HUMAN),
+                weight_class=seat.get("weight_class", ""),
+                competitor=seat.get("competitor"),
+            )
         for bot in bots:
             team = Team.objects.create(match=match, name=bot["name"], kind=Team.Kind.BOT)
             Player.objects.create(

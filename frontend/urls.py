@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from competition.game import MEDIA_URL
-from frontend import bot_views, views
+from frontend import bot_views, tournament_views, views
 
 app_name = "frontend"
 
@@ -11,6 +11,17 @@ urlpatterns = [
     path("moderator/upload/", views.upload, name="upload"),
     path("moderator/<str:code>/", views.dashboard, name="dashboard"),
     path("play/", views.play, name="play"),
+    path("tournament/<int:tournament_id>/", tournament_views.tournament_page, name="tournament"),
+    path(
+        "api/tournament/<int:tournament_id>/standings",
+        tournament_views.api_standings,
+        name="tournament_standings",
+    ),
+    path(
+        "api/tournament/<int:tournament_id>/export.qbj",
+        tournament_views.api_tournament_export,
+        name="tournament_export",
+    ),
     path("watch/<str:code>/", views.watch, name="watch"),
     path("analysis/", views.analysis_page, name="analysis"),
     path("analysis/fit/<int:fit_id>/", views.analysis_page, name="analysis_fit"),

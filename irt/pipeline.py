@@ -151,7 +151,7 @@ def refresh_live_responses(scope: str, *, unbuzzed: str = "wrong") -> int:
     return len(match_ids)
 
 
-RESERVED_DATASETS = ("live", "match:")
+RESERVED_DATASETS = ("live", "match:", "tournament:")
 
 
 def replace_imported(dataset: str, source: str, rows: list[ImportedResponse]) -> int:
@@ -180,10 +180,14 @@ def replace_imported(dataset: str, source: str, rows: list[ImportedResponse]) ->
 
 
 def scope_responses(scope: str):
-    """The Response queryset of a fit scope: ``match:<id>`` is that match's rows, anything else
-    a dataset name (``live`` or an imported set)."""
+    """The Response queryset of a fit scope: ``match:<id>`` is that match's rows,
+    ``tournament:<id>`` the rows of its games' matches, anything else a dataset name (``live``, all
+    live matches across tournaments, or an imported set)."""
     if scope.startswith("match:"):
         return Response.objects.filter(source=scope)
+    if scope.startswith("tournament:"):
+        ids = selectors.tournament_match_ids(int(scope.split(":", 1)[1]))
+        return Response.objects.filter(dataset="live", source__in=[f"match:{i}" for i in ids])
     return Response.objects.filter(dataset=scope)
 
 
@@ -203,8 +207,8 @@ def fit_scope(
     seed: int = 0,
     progress: Callable[[float], None] | None = None,
 ) -> Fit:
-    """Fit the 2PL model and ADVSCORE over a scope's responses (``live``, ``match:<id>`` or an
-    imported dataset name) and store the versioned result.
+    """Fit the 2PL model and ADVSCORE over a scope's responses (``live``, ``match:<id>``,
+    ``tournament:<id>`` or an imported dataset name) and store the versioned result.
 
     Idempotent: a finished fit with the same inputs — response snapshot plus the set of flagged
     tossups (they change the aggregates) — and settings is returned as is. ``progress`` is called

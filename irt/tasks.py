@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from competition import services
+from competition import selectors, services
 from irt import pipeline
 from irt.apps import FIT_AFTER_MATCH
 
@@ -29,8 +29,10 @@ RETRY_BACKOFF_MAX = 30
 )
 def fit_after_match(self, match_id: int) -> dict[str, int]:
     """On match end (sent through competition's outbox, topic :data:`FIT_AFTER_MATCH`): store the match's responses, then fit that match alone and all live
-    matches together, then mark the match's outbox row done. Safe to run twice (responses
-    replaced, fits keyed by their inputs)."""
+    matches together (across tournaments), and, when the match was the last game of a tournament
+    to end, the tournament's games together (``tournament:<id>``); then mark the match's outbox
+    row done. Safe to run twice (responses replaced, fits keyed by their inputs). Of two last
+    games ending at once, the task that records its responses last sees both in its fit."""
     if not pipeline.record_match_responses(match_id):  # no tossup played: nothing to fit
         services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
         return {}
@@ -47,8 +49,12 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     scope = f"match:{match_id}"
     match_fit = pipeline.fit_scope(scope, progress=progress(scope, 0.0))
     live_fit = pipeline.fit_scope("live", progress=progress("live", 0.5))
+    fits = {"match_fit": match_fit.id, "live_fit": live_fit.id}
+    tournament = selectors.tournament_of(match_id)
+    if tournament is not None and selectors.tournament_complete(tournament):
+        fits["tournament_fit"] = pipeline.fit_scope(f"tournament:{tournament}").id
     services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
-    return {"match_fit": match_fit.id, "live_fit": live_fit.id}
+    return fits
 
 
 @shared_task(

@@ -22,10 +22,11 @@ WIRING = """
 import sys, django
 django.setup()
 from competition import signals
-# the broadcaster is connected, and is the only receiver
+# the broadcaster and the tournaments' advance are connected, and are the only receivers
 wired = signals.events_committed.disconnect(dispatch_uid="buzzer.broadcast")
+advance = signals.events_committed.disconnect(dispatch_uid="tournament_advance")
 others = signals.events_committed.has_listeners()
-print(wired, others, signals.match_ended_topics(), "buzzer.rooms" in sys.modules, "irt.tasks" in sys.modules)
+print(wired, advance, others, signals.match_ended_topics(), "buzzer.rooms" in sys.modules, "irt.tasks" in sys.modules)
 """
 
 
@@ -35,7 +36,7 @@ def test_setup_alone_wires_the_broadcast_and_the_fit_request_without_importing_r
         [sys.executable, "-c", WIRING], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[-2] == "True False ['fit_after_match'] False False"
+    assert done.stdout.split("\n")[-2] == "True True False ['fit_after_match'] False False"
 
 
 @pytest.mark.django_db

@@ -8,6 +8,7 @@ import {
   ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, lockoutOf, modelFromSnapshot,
   pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
+import { MyStats } from "./mystats.js";
 
 const SEAT_KEY = "tossup.seat";
 const TOKENS_KEY = "tossup.tokens"; // {"CODE:name": token} of seats this tablet has held
@@ -24,6 +25,7 @@ let answerSent = false;
 let bonusSent = null; // "bonus_id:part" answered
 const flagged = new Set();
 const clock = new ClockOffset();
+const myStats = new MyStats(document.getElementById("my-stats"));
 
 // --- joining --------------------------------------------------------------------------
 async function loadTeams() {
@@ -260,6 +262,7 @@ function startGame() {
     token: seat.token,
     onSnapshot(state) {
       m = modelFromSnapshot(state);
+      myStats.fromSnapshot(state, seat.player_id);
       recapFromSnapshot(state);
       pendingBuzz = null;
       lostRace = null;
@@ -317,6 +320,7 @@ function lostRaceText(won) {
 }
 
 function onEvent(type, d) {
+  myStats.onEvent(type, d, seat.player_id);
   if (applyEvent(m, type, d) === "resync") {
     socket.resync();
     return;

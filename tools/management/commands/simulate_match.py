@@ -240,17 +240,7 @@ class Command(BaseCommand):
         return f"replay-{name}", buzzes
 
     def _start_stack(self, procs: list[Any]) -> str:
-        """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB."""
-        launcher.exit_on_sigterm()
-        redis_url, redis_proc = launcher.ensure_redis()
-        procs.append(redis_proc)
-        env = launcher.child_env(REDIS_URL=redis_url)
-        logs = Path(settings.BASE_DIR) / "var"
-        logs.mkdir(exist_ok=True)
-        procs.append(launcher.start_worker(env, log=logs / "worker.log"))
-        port = launcher.free_port()
-        procs.append(launcher.start_server(port, env, log=logs / "server.log"))
-        return f"http://127.0.0.1:{port}"
+        return start_stack(procs)
 
     async def _play(self, sims, bots, mod_url, opts, n_tossups: int) -> list[dict[str, Any]]:
         """``bots``: [(guesser, play url)]; a replay guesser answers with confidence 0 or 1. A bar
@@ -386,6 +376,21 @@ class Command(BaseCommand):
             "fit": {"id": fit.id, "duration_s": fit.duration_s, "n_responses": fit.n_responses},
             "python": sys.version.split()[0],
         }
+
+
+def start_stack(procs: list[Any]) -> str:
+    """Redis (reused if REDIS_URL answers), uvicorn and a Celery worker on this DB; the processes
+    are appended to ``procs`` (stop them with ``launcher.stop``). Returns the server's base URL."""
+    launcher.exit_on_sigterm()
+    redis_url, redis_proc = launcher.ensure_redis()
+    procs.append(redis_proc)
+    env = launcher.child_env(REDIS_URL=redis_url)
+    logs = Path(settings.BASE_DIR) / "var"
+    logs.mkdir(exist_ok=True)
+    procs.append(launcher.start_worker(env, log=logs / "worker.log"))
+    port = launcher.free_port()
+    procs.append(launcher.start_server(port, env, log=logs / "server.log"))
+    return f"http://127.0.0.1:{port}"
 
 
 def _cached_guesser(kind: str, train: Path, max_year: int | None, say, bar=None) -> Any:
