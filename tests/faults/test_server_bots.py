@@ -19,6 +19,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.faults.conftest import Bystander, Served, _group_pids, _wait, is_event
 
 KEY = "sk-test-0123456789-never-in-a-page"
@@ -111,6 +113,8 @@ async def test_a_bot_added_from_the_dashboard_connects_buzzes_restarts_and_stops
                         "cost": 0.0004,
                         "min_tokens": 1,
                         "threshold": 0.5,
+                        "price_in": 10,
+                        "price_out": 20,
                     }
                 ]
             )
@@ -166,6 +170,10 @@ async def test_a_bot_added_from_the_dashboard_connects_buzzes_restarts_and_stops
         await moderator.send({"type": "command", "name": "start", "command_id": "start@0"})
         buzz = await moderator.wait_for(is_event("buzz"), timeout=60)
         assert buzz["data"]["player_id"] == bot_id
+        # The bot declared what its guess cost (40 prompt, 8 completion tokens at $10 / $20 per
+        # million) with the buzz, and the race recorded it for the tie-break.
+        race = await moderator.wait_for(is_event("race"), timeout=5)
+        assert race["data"]["candidates"][0]["cost"] == pytest.approx((40 * 10 + 8 * 20) / 1e6)
         assert authorizations and set(authorizations) == {f"Bearer {KEY}"}  # the key reached the endpoint
 
         # No page or API answer shows the key, nor the variable that holds it.
