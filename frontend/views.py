@@ -96,13 +96,23 @@ def moderator(request: HttpRequest) -> HttpResponse:
         except services.ServiceError as exc:
             form.add_error(None, exc.message)
         else:
+            # Bots the server runs: each chosen guesser on its seat (the bot supervisor starts it).
+            for bot in form.bots:
+                if bot.get("guesser"):
+                    seat = match.players.get(name=bot["name"], kind=Player.Kind.BOT)
+                    botlaunch.launch(match=match, player_id=seat.id, guesser=bot["guesser"])
             _remember_token(request, match)
             return redirect("frontend:dashboard", code=match.join_code)
     matches = Match.objects.order_by("-created_at")[:50]
     return render(
         request,
         "frontend/moderator.html",
-        {"form": form, "matches": matches, "weight_classes": ("light", "mid", "heavy")},
+        {
+            "form": form,
+            "matches": matches,
+            "weight_classes": ("light", "mid", "heavy"),
+            "guesser_choices": form.guesser_choices,
+        },
         status=400 if form.is_bound else 200,
     )
 

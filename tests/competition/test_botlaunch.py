@@ -287,3 +287,49 @@ def launcher_alive(pid: int | None) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+# --- the new-match form offers them per bot row ----------------------------------------------------
+
+
+@pytest.fixture
+def packet_id(no_data: Path) -> str:
+    from tests.support.factories import make_packet
+
+    tossups, _ = make_packet(n_tossups=2)
+    return str(tossups[0].packet_id)
+
+
+def new_match_post(packet_id: str, **bots: list[str]) -> dict:
+    return {"name": "With bots", "packet": packet_id, "preset": "naqt", "wpm": "250", "team": ["Red"], **bots}
+
+
+def test_the_new_match_form_runs_a_chosen_guesser_with_its_declared_class(packet_id: str) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    form = client.get("/moderator/").content.decode()
+    assert '<option value="wiki">server runs: Wikipedia bot (light)</option>' in form
+    post = new_match_post(
+        packet_id, bot_name=["Wiki", "Mine"], bot_class=["heavy", "mid"], bot_guesser=["wiki", ""]
+    )
+    assert client.post("/moderator/", post).status_code == 302
+    match = Match.objects.get(name="With bots")
+    wiki, mine = match.players.get(name="Wiki"), match.players.get(name="Mine")
+    assert (wiki.weight_class, mine.weight_class) == ("light", "mid")  # the guesser's class wins
+    assert launch_of(wiki).guesser == "wiki" and not BotLaunch.objects.filter(player=mine).exists()
+    # Rows posted without the guesser list (an older page) are bots run elsewhere.
+    assert (
+        client.post(
+            "/moderator/", new_match_post(packet_id, bot_name=["Other"], bot_class=["mid"])
+        ).status_code
+        == 302
+    )
+
+
+def test_the_new_match_form_refuses_an_unknown_guesser_and_creates_nothing(packet_id: str) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    post = new_match_post(packet_id, bot_name=["X"], bot_class=["mid"], bot_guesser=["llm:gone"])
+    response = client.post("/moderator/", post)
+    assert response.status_code == 400 and "knows no guesser" in response.content.decode()
+    assert not Match.objects.exists() and not BotLaunch.objects.exists()
