@@ -24,7 +24,7 @@ from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
 
 RACE_RULE = (
     "min_token_index, then corrected_press_at (else arrival), then lighter weight class, "
-    "then lower declared cost (undeclared last), then player_id"
+    "then lower declared cost (bots; undeclared last), then player_id"
 )
 WEIGHT_RANK = {"light": 1, "mid": 2, "heavy": 3}
 # Candidate fields published in the race event (release_at, a bot's earliest press, stays in state).
@@ -220,8 +220,9 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
         if c.release_at is not None:  # a bot's press counts from the end of its reaction delay
             press = max(press, c.release_at)
         weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
-        # Same token, press and class: the cheaper guess wins; an undeclared cost ranks last.
-        cost = c.cost if c.cost is not None else math.inf
+        # Same token, press and class: the cheaper guess wins; an undeclared cost ranks last. Only
+        # bots declare one (a tablet claiming a cost gains nothing over another human).
+        cost = c.cost if c.kind == "bot" and c.cost is not None else math.inf
         return (c.token_index, press, weight, cost, c.player_id)
 
     candidates = sorted(t.candidates, key=rank)

@@ -29,10 +29,11 @@ Q0 = 100
 BOT_1, BOT_2, BOT_3 = 41, 42, 43
 
 
-def race_of(classes: dict[int, str], **config: float) -> Driver:
-    """A started match (the hvc preset: bots may buzz early) with bot seats ``{id: weight class}``."""
-    teams = [TeamSpec(1, "Alpha", "human")]
-    players = [PlayerSpec(11, 1, "ann", "human")]
+def race_of(classes: dict[int, str], humans: int = 1, **config: float) -> Driver:
+    """A started match (the hvc preset: bots may buzz early) with bot seats ``{id: weight class}``
+    and ``humans`` human seats 11, 12 … each on a team of its own."""
+    teams = [TeamSpec(n + 1, f"Humans {n}", "human") for n in range(humans)]
+    players = [PlayerSpec(11 + n, n + 1, f"human{n}", "human") for n in range(humans)]
     for n, (bot, weight) in enumerate(classes.items()):
         teams.append(TeamSpec(10 + n, f"Robots {n}", "bot"))
         players.append(PlayerSpec(bot, 10 + n, f"robo{n}", "bot", weight))
@@ -98,3 +99,13 @@ def test_a_bad_cost_is_refused_and_changes_nothing(cost):
     with pytest.raises(RuleViolation) as err:
         apply(d.state, Buzz(BOT_1, Q0, 5, cost=cost), T0 + 5.01)
     assert err.value.reason == "bad_value" and d.state.to_dict() == before
+
+
+def test_a_human_claiming_a_cost_gains_nothing():
+    """Among humans a tie goes by seat id whatever cost a tablet sends."""
+    d = race_of({BOT_1: "light"}, humans=2)
+    d.run_until(T0 + 5.01)
+    d.do(Buzz(11, Q0, 5, corrected_press_at=T0 + 5.01), T0 + 5.01)
+    d.do(Buzz(12, Q0, 5, corrected_press_at=T0 + 5.01, cost=0.0), T0 + 5.01)
+    d.run_until(T0 + 8)
+    assert d.last("race").data["winner"] == 11
