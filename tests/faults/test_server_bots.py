@@ -184,5 +184,4 @@ async def test_a_bot_added_from_the_dashboard_connects_buzzes_restarts_and_stops
         await moderator.wait_for(is_event("match_ended"), timeout=30)
         _wait(lambda: _launch(srv, bot_id)["state"] == "stopped", 30, "the bot to be stopped")
         _wait(lambda: not _alive(second), 15, "the bot process to exit")
-        assert "match over" in (srv.logs / f"bot-{bot_id}.log").read_text()  # the bot's own output
         await moderator.close()
