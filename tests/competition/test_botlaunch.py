@@ -196,9 +196,10 @@ def test_the_dashboard_shows_the_card_and_no_key(match: Match, settings, no_data
 
 @pytest.fixture
 def fake_python(tmp_path: Path) -> str:
-    """Stands in for ``python manage.py runbot …``: writes its arguments and sleeps."""
+    """Stands in for ``python manage.py runbot …``: writes its arguments, says a line (to its log)
+    and sleeps."""
     script = tmp_path / "fake-python"
-    script.write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/args-$$\nexec sleep 60\n')
+    script.write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/args-$$\necho "stand-in up"\nexec sleep 60\n')
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     return str(script)
 
@@ -231,7 +232,7 @@ def test_the_supervisor_runs_restarts_replaces_and_stops_bots(
 
         os.kill(first, signal.SIGKILL)  # dies: restarted after the backoff
         rounds(bots, lambda: launch_of(seat).state == "restarting")
-        assert launch_of(seat).detail == "exited with -9"
+        assert launch_of(seat).detail == "exited with -9: stand-in up"  # the log's last line
         rounds(bots, lambda: launch_of(seat).state == "running" and launch_of(seat).pid != first)
         assert launch_of(seat).restarts == 1
 

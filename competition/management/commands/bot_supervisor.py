@@ -32,6 +32,19 @@ log = logging.getLogger("tossup.bots")
 State = BotLaunch.State
 
 
+def last_line(path: Path | None, limit: int = 4096) -> str:
+    """The last non-empty line of a bot's log (e.g. why it exited), or ""."""
+    if path is None:
+        return ""
+    try:
+        with open(path, "rb") as f:
+            f.seek(max(0, f.seek(0, 2) - limit))
+            lines = f.read().decode(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return next((line.strip() for line in reversed(lines) if line.strip()), "")[:200]
+
+
 class BotSupervisor:
     """The processes of the wanted launches; :meth:`step` is one round of supervision."""
 
@@ -54,8 +67,9 @@ class BotSupervisor:
         # Notice deaths (and their exit codes) before the supervisor restarts them.
         for launch_id, (_, child) in self.children.items():
             if child.proc is not None and child.proc.poll() is not None:
-                self._report(launch_id, State.RESTARTING, None, child.restarts,
-                             f"exited with {child.proc.returncode}")  # fmt: skip
+                said = last_line(child.log_path)
+                detail = f"exited with {child.proc.returncode}" + (f": {said}" if said else "")
+                self._report(launch_id, State.RESTARTING, None, child.restarts, detail)
         registry: botlaunch.Registry | None = None
         for row in wanted.values():
             if row.id in self.children or (row.id, row.generation) in self.failed:
