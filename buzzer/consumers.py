@@ -314,6 +314,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 client_time=msg.get("client_time"),
                 corrected_press_at=self.clock.to_server(msg.get("client_time"), now),
                 delay_bound=self.clock.delay_bound,
+                cost=msg.get("cost"),
                 now=now,
             )
         if kind == "answer":

@@ -60,6 +60,7 @@ MAX_FRAME = 4096
 MAX_COMMENT = 1000
 MAX_COMMAND_ID = 64  # MatchEvent.command_id's column width
 MIN_WPM, MAX_WPM = 30, 1000
+MAX_BUZZ_COST = 1000.0  # USD: far above any one guess; bounds a bot's declared cost
 _PLAYERS = (Role.PLAYER,)
 _MODERATOR = (Role.MODERATOR,)
 
@@ -87,6 +88,13 @@ FRAMES: dict[str, FrameSpec] = {
             "question_id": Field(_INT, "the live tossup"),
             "token_index": Field(_INT, "the last token the client had shown: a claim the server bounds"),
             "client_time": Field(_NUM, "the press time on the client's clock", required=False),
+            "cost": Field(
+                _NUM,
+                "bots: what producing the guess cost, USD (a race tie-break: the cheaper wins)",
+                required=False,
+                minimum=0,
+                maximum=MAX_BUZZ_COST,
+            ),
         },
         'a buzz on the live tossup (see "The server decides the race")',
     ),

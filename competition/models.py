@@ -323,6 +323,35 @@ class Player(models.Model):
         super().save(*args, **kwargs)
 
 
+class BotLaunch(models.Model):
+    """A bot the server runs on a bot seat (``competition.botlaunch``): the moderator's wish
+    (``guesser``, a key of ``botlaunch.known_guessers``, and ``wanted``) and what the bot supervisor
+    (``manage.py bot_supervisor``) last reported of its process. ``generation`` grows with each
+    launch, so the supervisor replaces a process started for an earlier one."""
+
+    class State(models.TextChoices):
+        STARTING = "starting"
+        RUNNING = "running"
+        RESTARTING = "restarting"
+        STOPPED = "stopped"
+        FAILED = "failed"
+
+    player = models.OneToOneField(Player, on_delete=models.CASCADE, related_name="launch")
+    guesser = models.CharField(max_length=120)
+    weight_class = models.CharField(max_length=10, blank=True, help_text="the guesser's declared class")
+    cost = models.FloatField(default=0.0, help_text="the guesser's declared cost, USD per prefix")
+    wanted = models.BooleanField(default=True, help_text="False: the moderator stopped it")
+    generation = models.PositiveIntegerField(default=1)
+    state = models.CharField(max_length=12, choices=State.choices, default=State.STARTING)
+    pid = models.IntegerField(null=True, blank=True)
+    restarts = models.PositiveIntegerField(default=0)
+    detail = models.CharField(max_length=300, blank=True, help_text="the last exit or start failure")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"{self.guesser} on {self.player}"
+
+
 class MatchEvent(models.Model):
     """The append-only event log. ``audience`` is ``all``, ``moderator``,
     ``player:<id>`` or ``team:<id>``; a client's replay is filtered by it."""

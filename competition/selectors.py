@@ -140,13 +140,16 @@ class RuledBuzz:
 @dataclass(frozen=True)
 class Seat:
     """A player of the match (``kind`` is ``human`` or ``bot``); ``competitor_id`` is its identity
-    across matches (``Competitor``; None only for a row created around the model, e.g. bulk)."""
+    across matches (``Competitor``; None only for a row created around the model, e.g. bulk);
+    ``played``: it buzzed or answered at least once (a seat that never joined, or sat silent,
+    did not)."""
 
     player_id: int
     name: str
     kind: str
     team_id: int
     competitor_id: int | None
+    played: bool = True
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,8 @@ class MatchPlay:
 
     ``played_tossup_ids``: the tossups read to the end of their play (not skipped), in order,
     each once; ``buzzes``: the ruled buzzes (undone and still-pending ones left out);
-    ``seats``: every player; ``human_teams``: the human teams."""
+    ``seats``: every player (``Seat.played`` tells who buzzed or answered); ``human_teams``: the
+    human teams."""
 
     match_id: int
     played_tossup_ids: list[int]
@@ -182,12 +186,32 @@ def match_play(match_id: int) -> MatchPlay:
         RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == "correct")
         for b in Buzz.objects.filter(match=match).exclude(ruling__in=["", "undone", "pending"])
     ]
-    seats = [Seat(p.id, p.name, p.kind, p.team_id, p.competitor_id) for p in match.players.order_by("id")]
+    played_ids = _played_seat_ids(match)
+    seats = [
+        Seat(p.id, p.name, p.kind, p.team_id, p.competitor_id, p.id in played_ids)
+        for p in match.players.order_by("id")
+    ]
     teams = [
         TeamSeat(t.id, t.name, t.competitor_id)
         for t in match.teams.filter(kind=Team.Kind.HUMAN).order_by("id")
     ]
     return MatchPlay(match.id, list(dict.fromkeys(played)), buzzes, seats, teams)
+
+
+# Events a seat causes only by playing (its actor is ``player:<id>``): a buzz, an answer.
+PLAYING_EVENTS = ("buzz_received", "answer_given", "bonus_answer_given")
+
+
+def _played_seat_ids(match: Match) -> set[int]:
+    """Seats of ``match`` that buzzed (a row in the buzz log) or answered (a playing event)."""
+    ids = set(Buzz.objects.filter(match=match).values_list("player_id", flat=True))
+    actors = (
+        MatchEvent.objects.filter(match=match, event__in=PLAYING_EVENTS, actor__startswith="player:")
+        .values_list("actor", flat=True)
+        .distinct()
+    )
+    ids |= {int(a.split(":", 1)[1]) for a in actors if a.split(":", 1)[1].isdigit()}
+    return ids
 
 
 def flagged_tossup_ids(tossup_ids: Iterable[int]) -> set[int]:

@@ -649,14 +649,16 @@ def buzz(
     client_time: float | None,
     corrected_press_at: float | None,
     delay_bound: float = 0.0,
+    cost: float | None = None,
     now: float | None = None,
 ) -> Applied:
     """A buzz press. ``token_index`` and ``corrected_press_at`` are the client's claims;
+    ``cost`` a bot's declared USD cost of the guess (a race tie-break);
     ``delay_bound`` (seconds) the connection's measured one-way delay bound: the engine decides
     the token index and press time from them (``game.Buzz``) and logs claim and decision as
     ``buzz_received`` (moderator audience) in the same transaction, so an acknowledged buzz is
     never lost. Raises ``game.RuleViolation`` (nothing stored) when the rules refuse it."""
-    cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at, delay_bound)
+    cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at, delay_bound, cost)
     return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
 
 

@@ -281,6 +281,21 @@ class Supervisor:
         self.children.append(child)
         return child
 
+    def start(self, child: Child) -> Child:
+        """Add ``child`` to a supervisor already running and start it now."""
+        self.add(child)
+        self._start(child)
+        self._write_pids()
+        return child
+
+    def remove(self, child: Child) -> None:
+        """Stop ``child`` (and what is left of its process group) and supervise it no more."""
+        self.children.remove(child)
+        stop(child.proc)
+        child.reap_group()
+        child.proc = None
+        self._write_pids()
+
     def held(self, child: Child) -> bool:
         return self.control_dir is not None and (self.control_dir / f"hold-{child.name}").exists()
 

@@ -200,6 +200,17 @@ USE_TZ = True
 # Where the real data sets live (never copied into the repo); tests skip when absent.
 SHARED_DATA_DIR = Path(env("TOSSUP_SHARED_DATA", default=str(BASE_DIR.parent / "shared" / "data")))
 
+# Bots the server starts from the dashboard (competition/botlaunch.py, docs/BOTS.md "Bots the server
+# runs"): the TF-IDF reference bot's training file (default: the qbreader dump under SHARED_DATA_DIR),
+# the embedding bot's model cache (offered only when it exists), model caches of the bots it starts,
+# and a JSON file of the organiser's LLM endpoints ([{"name", "url", "model", "key_env", …}]).
+BOT_TFIDF_TRAIN = env("TOSSUP_BOT_TFIDF_TRAIN", default="")
+BOT_EMBEDDING_CACHE = Path(
+    env("TOSSUP_BOT_EMBEDDING_CACHE", default=str(BASE_DIR / "var" / "cache" / "embedding.npz"))
+)
+BOT_CACHE_DIR = Path(env("TOSSUP_BOT_CACHE_DIR", default=str(BASE_DIR / "var" / "cache")))
+BOT_LLM_ENDPOINTS = env("TOSSUP_LLM_ENDPOINTS", default="")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

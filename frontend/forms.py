@@ -1,13 +1,16 @@
 """The moderator's "new match" form: scalar fields via a Django Form, the repeated team and
-bot rows read from the POST lists (``team``, ``bot_name``, ``bot_class``)."""
+bot rows read from the POST lists (``team``, ``bot_name``, ``bot_class``, ``bot_guesser``: a
+guesser the server runs on that seat, ``competition.botlaunch``, or "" for a bot run elsewhere)."""
 
 from __future__ import annotations
 
+from itertools import zip_longest
 from typing import Any
 
 from django import forms
 from django.db.models import Count
 
+from competition import botlaunch
 from competition.models import Bonus, Packet, Tossup
 from scoring.rules import known_presets, load_preset
 
@@ -65,14 +68,23 @@ class MatchCreateForm(forms.Form):
         self.preset_descriptions = {p: load_preset(p).description for p in presets}
         self.fields["preset"].choices = [(p, p) for p in presets]
         self.fields["preset"].initial = "hvc" if "hvc" in presets else presets[0]
+        # --- bots the server runs: the guessers this server knows, offered per bot row ---
+        self.registry = botlaunch.known_guessers()
+        self.guesser_choices = [("", "run it yourself")] + [
+            (g.key, f"server runs: {g.label} ({g.weight_class})") for g in self.registry.guessers
+        ]
         self.teams: list[str] = list(DEFAULT_TEAMS)
         self.bots: list[dict[str, str]] = [dict(b) for b in DEFAULT_BOTS]
         if self.is_bound:
             self.teams = [t.strip() for t in self.data.getlist("team") if t.strip()]
+            rows = zip_longest(
+                self.data.getlist("bot_name"),
+                self.data.getlist("bot_class"),
+                self.data.getlist("bot_guesser")[: len(self.data.getlist("bot_name"))],
+                fillvalue="",
+            )
             self.bots = [
-                {"name": n.strip(), "weight_class": c}
-                for n, c in zip(self.data.getlist("bot_name"), self.data.getlist("bot_class"), strict=False)
-                if n.strip()
+                {"name": n.strip(), "weight_class": c, "guesser": g} for n, c, g in rows if n.strip()
             ]
 
     def clean(self) -> dict[str, Any]:
@@ -80,6 +92,13 @@ class MatchCreateForm(forms.Form):
         if not self.teams:
             raise forms.ValidationError("Add at least one human team.")
         for bot in self.bots:
+            known = self.registry.get(bot["guesser"]) if bot.get("guesser") else None
+            if bot.get("guesser") and known is None:
+                raise forms.ValidationError(
+                    f"Bot {bot['name']!r}: this server knows no guesser {bot['guesser']!r}."
+                )
+            if known is not None:
+                bot["weight_class"] = known.weight_class  # the guesser declares its class
             if bot["weight_class"] not in WEIGHT_CLASSES:
                 raise forms.ValidationError(f"Bot {bot['name']!r}: weight class must be light, mid or heavy.")
         names = self.teams + [b["name"] for b in self.bots]

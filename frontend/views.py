@@ -33,8 +33,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django_ratelimit.core import is_ratelimited
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from competition import botlaunch, game, identities, selectors, services
 from competition import exports as match_exports
-from competition import game, identities, selectors, services
 from competition.errors import TossupError
 from competition.models import Match, MatchEvent, MediaFile, Player, Team
 from competition.vocabulary import FlagProblem
@@ -96,13 +96,23 @@ def moderator(request: HttpRequest) -> HttpResponse:
         except services.ServiceError as exc:
             form.add_error(None, exc.message)
         else:
+            # Bots the server runs: each chosen guesser on its seat (the bot supervisor starts it).
+            for bot in form.bots:
+                if bot.get("guesser"):
+                    seat = match.players.get(name=bot["name"], kind=Player.Kind.BOT)
+                    botlaunch.launch(match=match, player_id=seat.id, guesser=bot["guesser"])
             _remember_token(request, match)
             return redirect("frontend:dashboard", code=match.join_code)
     matches = Match.objects.order_by("-created_at")[:50]
     return render(
         request,
         "frontend/moderator.html",
-        {"form": form, "matches": matches, "weight_classes": ("light", "mid", "heavy")},
+        {
+            "form": form,
+            "matches": matches,
+            "weight_classes": ("light", "mid", "heavy"),
+            "guesser_choices": form.guesser_choices,
+        },
         status=400 if form.is_bound else 200,
     )
 
@@ -444,6 +454,82 @@ def api_reclaim(request: HttpRequest, code: str, player_id: int) -> JsonResponse
         return api_error(exc, status=404 if exc.code == "not_found" else 400)
     player = Player.objects.get(pk=player_id)
     return JsonResponse({"player_id": player.id, "name": player.name, "reclaim_code": reclaim_code})
+
+
+# --- bots the server runs (competition.botlaunch; the dashboard's "Bots the server runs" card) ----
+
+
+def _server_bots(match: Match) -> dict[str, Any]:
+    """What the card shows: the guessers this server knows (no API key, nor its variable's name),
+    why configured ones are missing, and each bot seat with the bot the server runs there."""
+    registry = botlaunch.known_guessers()
+    launches = botlaunch.seat_launches(match)
+    seats = []
+    for p in match.players.filter(kind=Player.Kind.BOT):
+        row = launches.get(p.id)
+        launch = None
+        if row is not None:
+            launch = {
+                "guesser": row.guesser,
+                "weight_class": row.weight_class,
+                "cost": row.cost,
+                "wanted": row.wanted,
+                "state": row.state,
+                "restarts": row.restarts,
+                "detail": row.detail,
+            }
+        seats.append({"player_id": p.id, "name": p.name, "weight_class": p.weight_class, "launch": launch})
+    guessers = [
+        {"key": g.key, "label": g.label, "weight_class": g.weight_class, "cost": g.cost, "note": g.note}
+        for g in registry.guessers
+    ]
+    return {"guessers": guessers, "problems": registry.problems, "seats": seats, "status": match.status}
+
+
+@require_GET
+def api_bots(request: HttpRequest, code: str) -> JsonResponse:
+    """``{guessers: [{key, label, weight_class, cost, note}], problems: [str], seats: [{player_id,
+    name, weight_class, launch: {guesser, weight_class, cost, wanted, state, restarts, detail} |
+    null}], status}``: moderator rights (as :func:`api_roster`), 403 otherwise."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    return JsonResponse(_server_bots(match))
+
+
+@require_POST
+def api_bot_launch(request: HttpRequest, code: str, player_id: int) -> JsonResponse:
+    """Run a known guesser on a bot seat: body ``{"guesser": key}``; the server's bot supervisor
+    starts it (``manage.py bot_supervisor``). Moderator rights and CSRF; answers as :func:`api_bots`.
+    404 unknown seat, 409 match ended, 400 unknown guesser or a bad body."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    try:
+        body = json.loads(request.body or b"")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = None
+    if not isinstance(body, dict) or not isinstance(body.get("guesser"), str):
+        return api_error(TossupError("malformed", 'body must be a JSON object {"guesser": key}'))
+    try:
+        botlaunch.launch(match=match, player_id=player_id, guesser=body["guesser"])
+    except services.ServiceError as exc:
+        return api_error(exc, status={"not_found": 404, "closed": 409}.get(exc.code, 400))
+    return JsonResponse(_server_bots(match))
+
+
+@require_POST
+def api_bot_stop(request: HttpRequest, code: str, player_id: int) -> JsonResponse:
+    """Stop the bot the server runs on a bot seat. Moderator rights and CSRF; answers as
+    :func:`api_bots`; 404 when the server runs none there."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    try:
+        botlaunch.stop(match=match, player_id=player_id)
+    except services.ServiceError as exc:
+        return api_error(exc, status=404)
+    return JsonResponse(_server_bots(match))
 
 
 FIT_TABLES = {

@@ -1,7 +1,9 @@
 """Django glue between the buzz log, the response store and the pure IRT/ADVSCORE code.
 
 Response policy for live tossups (every subject of the match gets one response per
-played tossup; skipped tossups give none):
+played tossup; skipped tossups give none). A subject is a seat that played — buzzed or
+answered at least once (``Seat.played``) — or a human team with such a seat: a seat that
+never joined or sat silent gives no response, so it is in no fit and no leaderboard.
 - a player or bot that buzzed correctly: 1; buzzed wrongly (neg, wrong after the read,
   timeout): 0;
 - never buzzed: 0 — "did not know it by the time the tossup was decided" (dead, or
@@ -98,9 +100,13 @@ def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]
             )
         )
 
+    # A seat that never buzzed or answered (never joined, or sat silent) is no subject: it would
+    # enter fits and leaderboards as all wrong. A human team counts while one of its seats played.
+    seats = [p for p in play.seats if p.played]
+    teams = [t for t in play.human_teams if any(p.team_id == t.team_id for p in seats)]
     for tossup_id in play.played_tossup_ids:
         winners = correct_by.get(tossup_id, set())
-        for p in play.seats:
+        for p in seats:
             at = position.get((tossup_id, p.player_id))
             if at is not None or not winners or unbuzzed == "wrong":
                 add(
@@ -110,8 +116,8 @@ def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]
                     p.player_id in winners,
                     at,
                 )
-        for team in play.human_teams:
-            members = {p.player_id for p in play.seats if p.team_id == team.team_id}
+        for team in teams:
+            members = {p.player_id for p in seats if p.team_id == team.team_id}
             times = [position[(tossup_id, m)] for m in members if (tossup_id, m) in position]
             if times or not winners or unbuzzed == "wrong":
                 add(

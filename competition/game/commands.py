@@ -74,7 +74,8 @@ class Buzz:
     """A player's buzz. ``token_index``: the client's claim of the last 0-based token it had
     shown; ``corrected_press_at``: its press time on the server clock, corrected for the measured
     clock offset (used to break token-index ties); ``delay_bound``: the connection's measured
-    one-way delay bound in seconds (capped at ``MAX_DELAY_BOUND``).
+    one-way delay bound in seconds (capped at ``MAX_DELAY_BOUND``); ``cost``: what producing the
+    guess behind the buzz cost, USD, as the bot declares it (None: not declared).
 
     The engine decides both (docs/PROTOCOL.md "The server decides the race"): the token index is
     the claim clamped to [floor, revealed − 1], floor being the last token revealed at or before
@@ -86,6 +87,7 @@ class Buzz:
     client_time: float | None = None
     corrected_press_at: float | None = None
     delay_bound: float = 0.0
+    cost: float | None = None
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,8 @@ class Candidate(Record):
     ``token_index``/``corrected_press_at``: what the engine decided from the client's claims
     (``claimed_token_index``/``claimed_press_at``; ``floor_token_index``: the least it could be
     given ``delay_bound``, seconds); ``received_at``: arrival; ``accepted_at``: when it joined the
-    race (None while held); ``client_time``: the client's own clock, logged only."""
+    race (None while held); ``client_time``: the client's own clock, logged only; ``cost``: the
+    declared USD cost of the guess behind it (None: not declared)."""
 
     player_id: int
     team_id: int
@@ -66,6 +67,7 @@ class Candidate(Record):
     claimed_press_at: float | None
     accepted_at: float | None = None
     release_at: float | None = None
+    cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -24,7 +24,8 @@ from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
 from .tokens import token_to_json, tokens_json
 
 RACE_RULE = (
-    "min_token_index, then corrected_press_at (else arrival), then lighter weight class, then player_id"
+    "min_token_index, then corrected_press_at (else arrival), then lighter weight class, "
+    "then lower declared cost (bots; undeclared last), then player_id"
 )
 WEIGHT_RANK = {"light": 1, "mid": 2, "heavy": 3}
 # Candidate fields published in the race event (release_at, a bot's earliest press, stays in state).
@@ -41,6 +42,7 @@ CANDIDATE_FIELDS = (
     "corrected_press_at",
     "claimed_press_at",
     "accepted_at",
+    "cost",
 )
 
 
@@ -124,6 +126,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         client_time=_finite_or_none(cmd.client_time),
         corrected_press_at=decide_press_at(cmd.corrected_press_at, now, bound),
         claimed_press_at=_finite_or_none(cmd.corrected_press_at),
+        cost=_cost(cmd.cost),
     )
     # The rules below judge the decided index, not the claim.
     if player.kind == "bot":
@@ -160,6 +163,16 @@ def _received(question_id: int, c: Candidate) -> BuzzReceived:
 def _finite_or_none(value: Any) -> float | None:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
     return float(value) if ok else None
+
+
+def _cost(value: Any) -> float | None:
+    """A buzz's declared cost in USD (None when undeclared). Raises RuleViolation("bad_value")
+    unless a finite number ≥ 0."""
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
+        raise RuleViolation("bad_value", "cost must be a finite number of USD ≥ 0")
+    return float(value)
 
 
 def _delay_bound(value: Any) -> float:
@@ -217,13 +230,16 @@ def release_bot(st: MatchState, at: float, ev: list[Event]) -> None:
 def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
     t = current_tossup(st)
 
-    def rank(c: Candidate) -> tuple[int, float, int, int]:
+    def rank(c: Candidate) -> tuple[int, float, int, float, int]:
         press = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
         assert press is not None  # every candidate in the race was accepted
         if c.release_at is not None:  # a bot's press counts from the end of its reaction delay
             press = max(press, c.release_at)
         weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
-        return (c.token_index, press, weight, c.player_id)
+        # Same token, press and class: the cheaper guess wins; an undeclared cost ranks last. Only
+        # bots declare one (a tablet claiming a cost gains nothing over another human).
+        cost = c.cost if c.kind == "bot" and c.cost is not None else math.inf
+        return (c.token_index, press, weight, cost, c.player_id)
 
     candidates = sorted(t.candidates, key=rank)
     winner = candidates[0]

@@ -191,6 +191,7 @@ class _Bot:
                     "question_id": tossup.question_id,
                     "token_index": count - 1,
                     "client_time": time.time(),
+                    "cost": guess.cost,  # the race's last tie-break: the cheaper guess wins
                     "ref": f"buzz:{tossup.question_id}",
                 }
             )

@@ -30,6 +30,10 @@ def frame(**kw):
         (frame(type="buzz", question_id="1", token_index=0), "player", "invalid"),
         (frame(type="buzz", question_id=True, token_index=0), "player", "invalid"),
         (frame(type="buzz", question_id=1, token_index=0, client_time="now"), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=0, cost=-0.01), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=0, cost=1e6), "player", "invalid"),
+        (frame(type="buzz", question_id=1, token_index=0, cost="free"), "player", "invalid"),
+        ('{"type": "buzz", "question_id": 1, "token_index": 0, "cost": NaN}', "player", "invalid"),
         (frame(type="buzz", question_id=1, token_index=0), "spectator", "forbidden"),
         (frame(type="buzz", question_id=1, token_index=0), "moderator", "forbidden"),
         (frame(type="command", name="start"), "player", "forbidden"),
@@ -104,6 +108,10 @@ def test_moderator_commands_map_to_engine_commands(msg, expected):
 def test_valid_player_frames_pass_through():
     msg = protocol.parse(frame(type="buzz", question_id=4, token_index=9, client_time=1.5, ref="a"), "player")
     assert msg["question_id"] == 4 and msg["token_index"] == 9 and msg["ref"] == "a"
+    assert (
+        protocol.parse(frame(type="buzz", question_id=4, token_index=9, cost=0.002), "player")["cost"]
+        == 0.002
+    )
     assert protocol.parse(frame(type="ping", client_time=3), "spectator")["client_time"] == 3
 
 

@@ -85,7 +85,7 @@ def test_serve_on_the_lan_binds_everywhere_and_allows_only_this_machine(monkeypa
     monkeypatch.setattr(launcher, "point_django_at_redis", pointed.append)
     served = serve.build(port=launcher.free_port(), workers=3, lan=True, log_dir=tmp_path)
     names = [c.name for c in served.supervisor.children]
-    assert names == ["server", "worker"]  # REDIS_URL answers: no Redis of its own
+    assert names == ["server", "worker", "bots"]  # REDIS_URL answers: no Redis of its own
     assert pointed == [redis_url] and served.env["REDIS_URL"] == redis_url
     hosts = served.env["ALLOWED_HOSTS"].split(",")
     assert {"localhost", "127.0.0.1", launcher.lan_address()} <= set(hosts) and "*" not in hosts

@@ -182,3 +182,33 @@ def test_sensitivity_is_stored_in_the_summary(match: Match) -> None:
     assert all(r["tau"] is None for r in sens["leave_out"])  # one bot left: no ranking to compare
     off = pipeline.fit_scope("live", settings={"sensitivity": False})
     assert "sensitivity" not in off.summary
+
+
+def test_seats_that_never_played_give_no_responses(match: Match) -> None:
+    """A bot seat that never connected, a human who joined and never buzzed, and a team none of
+    whose players played are in no fit; one answer (no buzz row yet) is enough to count."""
+    team = Team.objects.create(match=match, name="Ghost bot", kind=Team.Kind.BOT)
+    ghost = Player.objects.create(match=match, team=team, name="Ghost bot", kind=Player.Kind.BOT)
+    silent = services.join_match(code=match.join_code, name="sam", team="Blue")
+    green_team = Team.objects.create(match=match, name="Green", kind=Team.Kind.HUMAN)
+    green = Player.objects.create(match=match, team=green_team, name="gil")
+    subjects = {r.subject for r in pipeline.match_responses(match.id)}
+    assert key(match, "alice") in subjects and key(match, "Blue") in subjects  # they played
+    for idle in ("Ghost bot", "sam", "gil", "Green"):
+        assert key(match, idle) not in subjects, idle
+    assert len(subjects) == 7
+
+    # An answer counts as playing (as logged by the one door: actor player:<id>).
+    MatchEvent.objects.create(
+        match=match, seq=5000, event="answer_given", actor=f"player:{green.id}", payload={}
+    )
+    subjects = {r.subject for r in pipeline.match_responses(match.id)}
+    assert key(match, "gil") in subjects and key(match, "Green") in subjects
+    assert key(match, "sam") not in subjects and key(match, "Ghost bot") not in subjects
+
+    pipeline.record_match_responses(match.id)
+    fit = pipeline.fit_scope("live")
+    fitted = set(SubjectSkill.objects.filter(fit=fit).values_list("subject", flat=True))
+    assert pipeline.identity_key("bot", ghost.competitor_id, ghost.id) not in fitted
+    assert pipeline.identity_key("human", silent.competitor_id, silent.id) not in fitted
+    assert key(match, "gil") in fitted

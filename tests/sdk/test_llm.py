@@ -233,6 +233,7 @@ async def test_a_slow_endpoint_never_holds_the_match_up(llm_server: ThreadingHTT
 async def test_a_fast_endpoint_buzzes_answers_and_explains_a_bonus(llm_server: ThreadingHTTPServer) -> None:
     guesser = ChatGuesser(url=base(llm_server), model="json", min_tokens=1, price_in=1, price_out=1)
     lines: list[str] = []
+    costs: list[float] = []
 
     async def script(s: Session) -> None:
         await s.ws.send(snapshot())
@@ -240,6 +241,7 @@ async def test_a_fast_endpoint_buzzes_answers_and_explains_a_bonus(llm_server: T
         await s.words(6, 0, *MOBY.split())
         buzz = await s.expect("buzz")
         assert (buzz["question_id"], buzz["token_index"]) == (6, len(MOBY.split()) - 1)
+        costs.append(buzz["cost"])  # the guess's own cost, declared for the race's tie-break
         await s.event("buzz", question_id=6, player_id=ME, team_id=MY_TEAM, kind="bot", token_index=5)
         assert (await s.expect("answer"))["text"] == "Moby-Dick"
         await s.event("buzz_ruled", question_id=6, player_id=ME, team_id=MY_TEAM, ruling="correct", points=10)
@@ -252,4 +254,5 @@ async def test_a_fast_endpoint_buzzes_answers_and_explains_a_bonus(llm_server: T
     stats, _ = await play(script, lambda url: run_bot(url, guesser, log=lines.append))
     assert stats["buzzes"] == 1 and stats["correct"] == 1 and stats["bonus_answers"] == 1
     assert stats["cost"] == pytest.approx(guesser.usage.cost) and stats["cost"] > 0
+    assert len(costs) == 1 and 0 < costs[0] < stats["cost"]  # one prefix's cost, not the match's
     assert any("the Pequod is Ahab's ship" in line for line in lines)  # the bonus explanation

@@ -4,9 +4,9 @@
 
 Applies migrations, then runs as child processes: Redis (only when ``REDIS_URL`` does not
 answer), the ASGI server (uvicorn; with ``--workers N`` uvicorn's own multi-process mode:
-N processes share the one listening socket and uvicorn restarts a dead one) and a Celery
-worker. Any child that dies is restarted (logged, with backoff); Ctrl-C or SIGTERM stops
-them all. Every ~5 s it sweeps the durable outbox (work stored with a commit whose
+N processes share the one listening socket and uvicorn restarts a dead one), a Celery
+worker and the bot supervisor (``bot_supervisor``: the bots added from the dashboard). Any
+child that dies is restarted (logged, with backoff); Ctrl-C or SIGTERM stops them all. Every ~5 s it sweeps the durable outbox (work stored with a commit whose
 broadcast or queueing failed, e.g. the IRT fit of a match that ended during a Redis
 outage). It creates no match: see ``create_match``, or ``demo`` for both at once.
 
@@ -121,6 +121,17 @@ def build(
         )
     )
     supervisor.add(launcher.Child("worker", launcher.worker_command(), env, log_path=log_dir / "worker.log"))
+    # The bots moderators add from the dashboard (``bot_supervisor``), connecting like any bot.
+    bots = [
+        sys.executable,
+        "manage.py",
+        "bot_supervisor",
+        "--url",
+        f"ws://{probe}:{port}",
+        "--log-dir",
+        str(log_dir),
+    ]
+    supervisor.add(launcher.Child("bots", bots, env, log_path=log_dir / "bots.log"))
     public = launcher.lan_address() if lan and not host else probe
     return Served(
         supervisor=supervisor,

@@ -1,0 +1,282 @@
+"""Bots the server runs: the guessers this server knows, and which bot seat should run which.
+
+:func:`known_guessers` lists what a moderator may put on a bot seat from the dashboard: the reference
+bots this machine can run (TF-IDF when its training file exists, the Wikipedia bot when its package
+is installed, the embedding bot when its model cache exists) and the LLM endpoints the organiser
+configured (``TOSSUP_LLM_ENDPOINTS``: a JSON file, see :func:`read_endpoints`). Each declares its
+weight class and its cost in USD per prefix asked.
+
+:func:`launch` stores the wish (a :class:`~competition.models.BotLaunch` row); ``manage.py
+bot_supervisor`` (a child of ``serve``) starts one ``manage.py runbot`` process per wanted launch of a
+match not ended, which connects over the websocket protocol like any bot, restarts it when it dies
+and stops it when the match ends, the launch is stopped or the seat is deleted. API keys travel only
+in the bot process's environment: never in a page, a command line or the database.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+
+from competition.models import BotLaunch, Match, Player
+from competition.services import ServiceError
+from formats import FormatError, wikisummaries
+
+WEIGHT_CLASSES = ("light", "mid", "heavy")
+QBREADER = Path("packets") / "qbreader_packets_2012_2022.jsonl.gz"  # under SHARED_DATA_DIR
+TFIDF_MAX_YEAR = 2020  # the reference bot never trains on the 2021–2022 sets
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Endpoint fields passed to tossup_bot.llm.ChatGuesser as -o options (all optional).
+LLM_OPTIONS = (
+    "threshold",
+    "min_tokens",
+    "budget",
+    "every",
+    "max_tokens",
+    "temperature",
+    "price_in",
+    "price_out",
+)
+API_KEY_ENV = "TOSSUP_LLM_API_KEY"  # what ChatGuesser reads its key from (tossup_bot.llm)
+
+
+@dataclass(frozen=True)
+class KnownGuesser:
+    """One guesser the server can start on a bot seat.
+
+    ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``embedding``, ``llm:<name>``);
+    ``label``, ``note``: for the dashboard; ``weight_class``: light | mid | heavy; ``cost``: declared
+    USD per prefix; ``runbot_args``: the ``manage.py runbot`` flags that build it; ``key_env``: the
+    server environment variable holding its API key ("" for none)."""
+
+    key: str
+    label: str
+    weight_class: str
+    cost: float
+    note: str
+    runbot_args: tuple[str, ...]
+    key_env: str = ""
+
+    def command(self, python: str, ws_url: str, code: str, token: str) -> list[str]:
+        """``python manage.py runbot …`` for the seat ``token`` of match ``code`` at ``ws_url``
+        (``ws://host:port``); the token as ``--token=VALUE`` (one argument, whatever it starts with)."""
+        return [python, "manage.py", "runbot", "--url", ws_url, "--code", code, f"--token={token}",
+                "--no-progress", *self.runbot_args]  # fmt: skip
+
+    def environment(self, base: dict[str, str]) -> dict[str, str]:
+        """``base`` plus the API key (from this process's ``key_env``) where the guesser reads it."""
+        env = dict(base)
+        env.pop(API_KEY_ENV, None)
+        if self.key_env:
+            env[API_KEY_ENV] = os.environ.get(self.key_env, "")
+        return env
+
+
+@dataclass
+class Registry:
+    """The guessers this server knows, and why any configured one is missing (for the dashboard)."""
+
+    guessers: list[KnownGuesser] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def get(self, key: str) -> KnownGuesser | None:
+        return next((g for g in self.guessers if g.key == key), None)
+
+
+def _number(entry: dict[str, Any], key: str, default: float) -> float:
+    value = entry.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+        raise ValueError(f"{key} must be a number ≥ 0, got {value!r}")
+    return float(value)
+
+
+def _endpoint(entry: Any) -> KnownGuesser:
+    """One endpoint object of the organiser's file; ValueError says what is wrong with it."""
+    if not isinstance(entry, dict):
+        raise ValueError("each endpoint is a JSON object")
+    name, url, model = entry.get("name"), entry.get("url"), entry.get("model")
+    if not all(isinstance(v, str) and v.strip() for v in (name, url, model)):
+        raise ValueError("name, url and model are required strings")
+    assert isinstance(name, str) and isinstance(url, str) and isinstance(model, str)
+    if {"key", "api_key"} & set(entry):
+        raise ValueError(f"{name}: put the API key in an environment variable and name it in key_env")
+    key_env = entry.get("key_env", "")
+    if not isinstance(key_env, str) or (key_env and not ENV_NAME.match(key_env)):
+        raise ValueError(f"{name}: key_env must be an environment variable name")
+    weight = entry.get("weight_class", "heavy")
+    if weight not in WEIGHT_CLASSES:
+        raise ValueError(f"{name}: weight_class must be light, mid or heavy")
+    unknown = set(entry) - {"name", "url", "model", "key_env", "weight_class", "cost", "note", *LLM_OPTIONS}
+    if unknown:
+        raise ValueError(f"{name}: unknown field(s) {sorted(unknown)}")
+    args = ["--guesser", "tossup_bot.llm:ChatGuesser", "-o", f"url={url}", "-o", f"model={model}"]
+    for option in LLM_OPTIONS:
+        if option in entry:
+            args += ["-o", f"{option}={_number(entry, option, 0.0)}"]
+    note = entry.get("note") or f"{model} at {url}"
+    return KnownGuesser(
+        key=f"llm:{name.strip()}",
+        label=name.strip(),
+        weight_class=weight,
+        cost=_number(entry, "cost", 0.0),
+        note=str(note),
+        runbot_args=tuple(args),
+        key_env=key_env,
+    )
+
+
+def read_endpoints(path: str | Path) -> tuple[list[KnownGuesser], list[str]]:
+    """The LLM endpoints of the organiser's JSON file: a list of objects ``{"name", "url", "model",
+    "key_env"?, "weight_class"? (default heavy), "cost"? (USD per prefix, default 0), "note"?, and
+    ChatGuesser's "threshold", "min_tokens", "budget", "every", "max_tokens", "temperature",
+    "price_in", "price_out"?}``. Returns ``(guessers, problems)``: an unreadable file or a bad entry
+    is a problem (one line each), never an exception; the good entries still count."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [], [f"LLM endpoints file {path}: {exc}"]
+    if not isinstance(data, list):
+        return [], [f"LLM endpoints file {path}: expected a JSON list of endpoints"]
+    guessers: list[KnownGuesser] = []
+    problems: list[str] = []
+    for number, entry in enumerate(data, 1):
+        try:
+            guesser = _endpoint(entry)
+        except ValueError as exc:
+            problems.append(f"LLM endpoint #{number} in {path}: {exc}")
+            continue
+        if any(g.key == guesser.key for g in guessers):
+            problems.append(f"LLM endpoint #{number} in {path}: name {guesser.label!r} used twice")
+            continue
+        guessers.append(guesser)
+    return guessers, problems
+
+
+def known_guessers() -> Registry:
+    """The guessers this server can start now (see the module docstring), from the settings
+    ``BOT_TFIDF_TRAIN`` (default the qbreader dump in ``SHARED_DATA_DIR``), ``BOT_EMBEDDING_CACHE``,
+    ``BOT_CACHE_DIR`` and ``BOT_LLM_ENDPOINTS``."""
+    registry = Registry()
+    cache = Path(settings.BOT_CACHE_DIR)
+    train = Path(settings.BOT_TFIDF_TRAIN or Path(settings.SHARED_DATA_DIR) / QBREADER)
+    if train.is_file():
+        model = cache / f"tfidf-{train.name.split('.')[0]}-{TFIDF_MAX_YEAR}.joblib"
+        registry.guessers.append(
+            KnownGuesser(
+                "tfidf",
+                "TF-IDF reference bot",
+                "light",
+                0.0,
+                f"trained on {train.name} up to {TFIDF_MAX_YEAR}",
+                (
+                    "--bot",
+                    "tfidf",
+                    "--train",
+                    str(train),
+                    "--max-year",
+                    str(TFIDF_MAX_YEAR),
+                    "--model-cache",
+                    str(model),
+                ),
+            )
+        )
+    else:
+        registry.problems.append(f"TF-IDF bot: no training file at {train}")
+    try:
+        version = wikisummaries.version()
+    except FormatError as exc:
+        registry.problems.append(f"Wikipedia bot: {exc}")
+    else:
+        registry.guessers.append(
+            KnownGuesser(
+                "wiki",
+                "Wikipedia bot",
+                "light",
+                0.0,
+                f"knows the Wikipedia vital-article summaries of {wikisummaries.DISTRIBUTION} {version}",
+                ("--bot", "wiki"),
+            )
+        )
+    embedding = Path(settings.BOT_EMBEDDING_CACHE)
+    if embedding.is_file():
+        registry.guessers.append(
+            KnownGuesser(
+                "embedding",
+                "Embedding bot (MiniLM)",
+                "mid",
+                0.0,
+                f"model {embedding.name}",
+                ("--bot", "embedding", "--model-cache", str(embedding)),
+            )
+        )
+    if settings.BOT_LLM_ENDPOINTS:
+        guessers, problems = read_endpoints(settings.BOT_LLM_ENDPOINTS)
+        registry.guessers += guessers
+        registry.problems += problems
+    return registry
+
+
+def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
+    """Run ``guesser`` (a key of :func:`known_guessers`) on bot seat ``player_id`` of ``match``;
+    replaces what the seat ran before (the supervisor restarts it with the new guesser).
+
+    Raises ServiceError: ``not_found`` (no such bot seat), ``closed`` (the match ended),
+    ``invalid`` (a guesser this server does not know)."""
+    known = known_guessers().get(guesser)
+    if known is None:
+        raise ServiceError("invalid", f"this server knows no guesser {guesser!r}")
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match.pk)
+        if match.status == Match.Status.ENDED:
+            raise ServiceError("closed", "the match has ended")
+        player = match.players.filter(pk=player_id, kind=Player.Kind.BOT).first()
+        if player is None:
+            raise ServiceError("not_found", "no such bot seat in this match")
+        before = BotLaunch.objects.filter(player=player).values_list("generation", flat=True).first()
+        row, _ = BotLaunch.objects.update_or_create(
+            player=player,
+            defaults={
+                "guesser": known.key,
+                "weight_class": known.weight_class,
+                "cost": known.cost,
+                "wanted": True,
+                "state": BotLaunch.State.STARTING,
+                "pid": None,
+                "restarts": 0,
+                "detail": "",
+                "generation": (before or 0) + 1,  # the supervisor replaces an older process
+            },
+        )
+    return row
+
+
+def stop(*, match: Match, player_id: int) -> None:
+    """Stop the bot the server runs on seat ``player_id`` (the supervisor ends its process).
+
+    Raises ServiceError ``not_found`` when the server runs no bot there."""
+    if not BotLaunch.objects.filter(player__match=match, player_id=player_id, wanted=True).update(
+        wanted=False
+    ):
+        raise ServiceError("not_found", "the server runs no bot on that seat")
+
+
+def seat_launches(match: Match) -> dict[int, BotLaunch]:
+    """``{player_id: launch}`` of the match's bot seats that have one."""
+    return {row.player_id: row for row in BotLaunch.objects.filter(player__match=match)}
+
+
+def wanted() -> list[BotLaunch]:
+    """Launches to keep running: wanted, of a match not ended (with seat and match loaded)."""
+    return list(
+        BotLaunch.objects.filter(wanted=True)
+        .exclude(player__match__status=Match.Status.ENDED)
+        .select_related("player", "player__match")
+    )

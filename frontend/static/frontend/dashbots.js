@@ -1,0 +1,84 @@
+// The dashboard's "Bots the server runs" card: each bot seat with the guessers this server knows
+// (GET /api/match/<code>/bots), "Run" puts one on the seat and "Stop" ends it (POST …/launch, …/stop;
+// the server's bot supervisor starts, restarts and stops the process). Polled every 2 s for the
+// process state; the seat's connection state is in the Seats card (presence).
+import { escapeHtml, pageData, toast } from "./match.js";
+
+const page = pageData();
+const list = document.getElementById("server-bots");
+const problems = document.getElementById("server-bots-problems");
+const base = `/api/match/${encodeURIComponent(page.code)}/bots`;
+const POLL_MS = 2000;
+
+async function call(url, method = "GET", body = undefined) {
+  const res = await fetch(url, {
+    method,
+    headers: { "X-Moderator-Token": page.token, "X-CSRFToken": page.csrf || "", "Content-Type": "application/json" },
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await res.json().catch(() => ({ code: "http", message: `HTTP ${res.status}` }));
+  if (!res.ok) throw new Error(data.message || data.code);
+  return data;
+}
+
+function guesserLabel(g) {
+  const cost = g.cost ? `, $${g.cost} per prefix` : "";
+  return `${g.label} (${g.weight_class}${cost})`;
+}
+
+function seatHtml(seat, guessers, ended) {
+  const l = seat.launch;
+  const running = l && l.wanted;
+  const state = !l ? "none" : l.wanted ? l.state : "stopped";
+  const status = !l
+    ? '<span class="muted">no bot from the server</span>'
+    : `<span class="bot-state" data-state="${escapeHtml(state)}">${escapeHtml(l.guesser)}: ${escapeHtml(state)}</span>`
+      + (l.restarts ? ` <span class="muted">(${l.restarts} restart${l.restarts === 1 ? "" : "s"})</span>` : "")
+      + (l.detail ? ` <span class="muted">${escapeHtml(l.detail)}</span>` : "");
+  const options = guessers.map((g) => `<option value="${escapeHtml(g.key)}"${l && l.guesser === g.key ? " selected" : ""}`
+    + ` title="${escapeHtml(g.note)}">${escapeHtml(guesserLabel(g))}</option>`).join("");
+  const controls = ended || !guessers.length ? "" : `
+    <select data-guesser="${seat.player_id}" aria-label="Guesser for ${escapeHtml(seat.name)}">${options}</select>
+    <button type="button" class="small-btn" data-launch="${seat.player_id}">${running ? "Restart with" : "Run"}</button>
+    ${running ? `<button type="button" class="small-btn" data-stop="${seat.player_id}">Stop</button>` : ""}`;
+  return `<li data-seat="${seat.player_id}"><strong>${escapeHtml(seat.name)}</strong>`
+    + ` <span class="muted">(${escapeHtml(seat.weight_class || "—")})</span> ${status}${controls}</li>`;
+}
+
+function render(data) {
+  const ended = data.status === "ended";
+  list.innerHTML = data.seats.length
+    ? data.seats.map((s) => seatHtml(s, data.guessers, ended)).join("")
+    : '<li class="muted">This match has no bot seats.</li>';
+  if (!data.guessers.length) list.insertAdjacentHTML("beforeend", '<li class="muted">This server knows no guessers (see below).</li>');
+  problems.innerHTML = data.problems.map((p) => `<li>${escapeHtml(p)}</li>`).join("");
+}
+
+async function refresh() {
+  if (list.contains(document.activeElement) && document.activeElement.tagName === "SELECT") return; // mid-choice
+  try {
+    render(await call(base));
+  } catch (err) {
+    toast(`bots: ${err.message}`);
+  }
+}
+
+list.addEventListener("click", async (ev) => {
+  const launch = ev.target.closest("button[data-launch]");
+  const stop = ev.target.closest("button[data-stop]");
+  try {
+    if (launch) {
+      const id = launch.dataset.launch;
+      const guesser = list.querySelector(`select[data-guesser="${id}"]`).value;
+      render(await call(`${base}/${id}/launch`, "POST", { guesser }));
+    } else if (stop) {
+      render(await call(`${base}/${stop.dataset.stop}/stop`, "POST"));
+    }
+  } catch (err) {
+    toast(`bots: ${err.message}`);
+  }
+});
+
+refresh();
+setInterval(() => { if (!document.hidden) refresh(); }, POLL_MS);

@@ -1,0 +1,336 @@
+"""Bots the server runs, in process: the registry of known guessers (reference bots by what this
+machine has, the organiser's LLM endpoints file and its mistakes), the dashboard's JSON API (rights,
+CSRF, bad input) and ``bot_supervisor``'s rounds (start, restart with backoff, replace, stop when
+stopped, when the seat is deleted or the match ends) with a stand-in for ``runbot``.
+The real thing — a bot added from the dashboard connecting to a real server and buzzing — is
+tests/faults/test_server_bots.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+
+from competition import botlaunch
+from competition.management.commands.bot_supervisor import BotSupervisor
+from competition.models import BotLaunch, Match, Player
+from config import launcher
+from tests.support.factories import make_match
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def no_data(settings, tmp_path: Path) -> Path:
+    """A machine without ../shared/data, an embedding cache or LLM endpoints."""
+    settings.SHARED_DATA_DIR = tmp_path / "shared"
+    settings.BOT_TFIDF_TRAIN = ""
+    settings.BOT_EMBEDDING_CACHE = tmp_path / "embedding.npz"
+    settings.BOT_CACHE_DIR = tmp_path / "cache"
+    settings.BOT_LLM_ENDPOINTS = ""
+    return tmp_path
+
+
+def write_endpoints(settings, tmp_path: Path, entries: object) -> None:
+    path = tmp_path / "llm.json"
+    path.write_text(json.dumps(entries))
+    settings.BOT_LLM_ENDPOINTS = str(path)
+
+
+def test_reference_bots_are_offered_by_what_this_machine_has(no_data: Path, settings) -> None:
+    registry = botlaunch.known_guessers()
+    assert [g.key for g in registry.guessers] == ["wiki"]  # the installed package, nothing else
+    assert any("TF-IDF" in p for p in registry.problems)
+    dump = no_data / "shared" / botlaunch.QBREADER
+    dump.parent.mkdir(parents=True)
+    dump.write_bytes(b"")
+    (no_data / "embedding.npz").write_bytes(b"")
+    registry = botlaunch.known_guessers()
+    assert [g.key for g in registry.guessers] == ["tfidf", "wiki", "embedding"]
+    tfidf = registry.get("tfidf")
+    assert tfidf is not None and tfidf.weight_class == "light" and tfidf.cost == 0
+    assert tfidf.runbot_args[:4] == ("--bot", "tfidf", "--train", str(dump))
+    assert "--model-cache" in tfidf.runbot_args  # a restart loads instead of training again
+    assert registry.get("embedding").weight_class == "mid"  # type: ignore[union-attr]
+
+
+def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(
+    no_data: Path, settings, monkeypatch
+) -> None:
+    write_endpoints(
+        settings,
+        no_data,
+        [
+            {"name": "GPT", "url": "http://llm:8080/v1", "model": "m1", "key_env": "MY_KEY", "cost": 0.002,
+             "threshold": 0.7, "price_in": 0.5},
+            {"name": "Local", "url": "http://127.0.0.1:9/v1", "model": "m2", "weight_class": "light"},
+        ],
+    )  # fmt: skip
+    monkeypatch.setenv("MY_KEY", "sk-secret")
+    monkeypatch.setenv(botlaunch.API_KEY_ENV, "inherited-key")
+    registry = botlaunch.known_guessers()
+    gpt, local = registry.get("llm:GPT"), registry.get("llm:Local")
+    assert gpt is not None and local is not None and not registry.problems[1:]
+    assert (gpt.weight_class, gpt.cost, local.weight_class, local.cost) == ("heavy", 0.002, "light", 0.0)
+    command = gpt.command("python", "ws://h:1", "CODE", "-tok")
+    assert "--token=-tok" in command and "sk-secret" not in " ".join(command)
+    assert command[command.index("threshold=0.7") - 1] == "-o"  # a ChatGuesser option
+    assert gpt.environment({"A": "1"}) == {"A": "1", botlaunch.API_KEY_ENV: "sk-secret"}
+    # An endpoint without a key never inherits another's.
+    assert botlaunch.API_KEY_ENV not in local.environment({"A": "1", botlaunch.API_KEY_ENV: "x"})
+
+
+@pytest.mark.parametrize(
+    ("entries", "problem"),
+    [
+        ({"name": "x"}, "expected a JSON list"),
+        ([{"name": "x", "url": "u"}], "name, url and model are required"),
+        ([{"name": "x", "url": "u", "model": "m", "api_key": "sk-1"}], "put the API key in an environment"),
+        ([{"name": "x", "url": "u", "model": "m", "key_env": "not a name"}], "key_env"),
+        ([{"name": "x", "url": "u", "model": "m", "weight_class": "super"}], "weight_class"),
+        ([{"name": "x", "url": "u", "model": "m", "cost": -1}], "cost must be a number"),
+        ([{"name": "x", "url": "u", "model": "m", "colour": 1}], "unknown field"),
+        ([{"name": "x", "url": "u", "model": "m"}, {"name": "x", "url": "v", "model": "n"}], "used twice"),
+    ],
+)
+def test_a_bad_endpoints_file_is_reported_and_its_good_entries_kept(
+    no_data: Path, settings, entries, problem
+) -> None:
+    write_endpoints(settings, no_data, entries)
+    registry = botlaunch.known_guessers()
+    assert any(problem in p for p in registry.problems), registry.problems
+    assert "sk-1" not in " ".join(registry.problems)
+    assert registry.get("wiki") is not None  # the rest of the registry still works
+
+
+def test_an_unreadable_endpoints_file_is_a_problem_not_a_crash(no_data: Path, settings) -> None:
+    settings.BOT_LLM_ENDPOINTS = str(no_data / "missing.json")
+    assert any("missing.json" in p for p in botlaunch.known_guessers().problems)
+    (no_data / "bad.json").write_text("{not json")
+    settings.BOT_LLM_ENDPOINTS = str(no_data / "bad.json")
+    assert any("bad.json" in p for p in botlaunch.known_guessers().problems)
+
+
+# --- the dashboard's API ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def match(no_data: Path) -> Match:
+    return make_match()
+
+
+def bot_seat(match: Match) -> Player:
+    return match.players.get(kind=Player.Kind.BOT)
+
+
+def test_the_api_needs_moderator_rights_and_csrf(match: Match) -> None:
+    seat = bot_seat(match)
+    url = f"/api/match/{match.join_code}/bots"
+    anonymous = Client(enforce_csrf_checks=True)
+    assert anonymous.get(url).status_code == 403
+    assert (
+        anonymous.post(f"{url}/{seat.id}/launch", {"guesser": "wiki"}, "application/json").status_code == 403
+    )
+    moderator = Client(enforce_csrf_checks=True)
+    moderator.get(f"/moderator/{match.join_code}/?token={match.moderator_token}")
+    no_csrf = moderator.post(f"{url}/{seat.id}/launch", {"guesser": "wiki"}, "application/json")
+    assert no_csrf.status_code == 403 and no_csrf.json()["code"] == "csrf"
+    assert not BotLaunch.objects.exists()
+    csrf = moderator.cookies["csrftoken"].value
+    done = moderator.post(
+        f"{url}/{seat.id}/launch", {"guesser": "wiki"}, "application/json", headers={"X-CSRFToken": csrf}
+    )
+    assert done.status_code == 200
+    assert done.json()["seats"] == [
+        {"player_id": seat.id, "name": "bot", "weight_class": "light",
+         "launch": {"guesser": "wiki", "weight_class": "light", "cost": 0.0, "wanted": True,
+                    "state": "starting", "restarts": 0, "detail": ""}}
+    ]  # fmt: skip
+
+
+def test_bad_launches_are_refused_and_change_nothing(match: Match) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    url = f"/api/match/{match.join_code}/bots"
+    seat = bot_seat(match)
+    human = match.players.get(name="alice")
+    cases = [
+        (f"{url}/{seat.id}/launch", b"not json", 400, "malformed"),
+        (f"{url}/{seat.id}/launch", {"guesser": 3}, 400, "malformed"),
+        (f"{url}/{seat.id}/launch", {"guesser": "llm:none"}, 400, "invalid"),
+        (f"{url}/{human.id}/launch", {"guesser": "wiki"}, 404, "not_found"),
+        (f"{url}/{seat.id}/stop", {}, 404, "not_found"),
+    ]
+    for path, body, status, code in cases:
+        response = client.post(path, body, "application/json")
+        assert (response.status_code, response.json()["code"]) == (status, code), path
+    assert not BotLaunch.objects.exists()
+    Match.objects.filter(pk=match.pk).update(status=Match.Status.ENDED)
+    response = client.post(f"{url}/{seat.id}/launch", {"guesser": "wiki"}, "application/json")
+    assert (response.status_code, response.json()["code"]) == (409, "closed")
+
+
+def test_the_dashboard_shows_the_card_and_no_key(match: Match, settings, no_data: Path, monkeypatch) -> None:
+    write_endpoints(
+        settings, no_data, [{"name": "GPT", "url": "http://llm/v1", "model": "m", "key_env": "K"}]
+    )
+    monkeypatch.setenv("K", "sk-never-shown")
+    client = Client()
+    page = client.get(f"/moderator/{match.join_code}/?token={match.moderator_token}").content.decode()
+    assert "Bots the server runs" in page and "dashbots.js" in page
+    listing = client.get(f"/api/match/{match.join_code}/bots").content.decode()
+    assert "llm:GPT" in listing
+    for text in (page, listing):
+        assert "sk-never-shown" not in text and '"K"' not in text
+
+
+# --- the supervisor's rounds ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def fake_python(tmp_path: Path) -> str:
+    """Stands in for ``python manage.py runbot …``: writes its arguments, says a line (to its log)
+    and sleeps."""
+    script = tmp_path / "fake-python"
+    script.write_text(f'#!/bin/sh\necho "$@" > {tmp_path}/args-$$\necho "stand-in up"\nexec sleep 60\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+def rounds(bots: BotSupervisor, until, timeout: float = 10.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        bots.step()
+        if until():
+            return
+        time.sleep(0.05)
+    raise AssertionError("not reached")
+
+
+def launch_of(seat: Player) -> BotLaunch:
+    return BotLaunch.objects.get(player=seat)
+
+
+def test_the_supervisor_runs_restarts_replaces_and_stops_bots(
+    match: Match, fake_python: str, tmp_path
+) -> None:
+    seat = bot_seat(match)
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=fake_python)
+    try:
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: launch_of(seat).state == "running")
+        first = launch_of(seat).pid
+        args = next(tmp_path.glob("args-*")).read_text()
+        assert f"--code {match.join_code} --token={seat.token}" in args and "--bot wiki" in args
+
+        os.kill(first, signal.SIGKILL)  # dies: restarted after the backoff
+        rounds(bots, lambda: launch_of(seat).state == "restarting")
+        assert launch_of(seat).detail == "exited with -9: stand-in up"  # the log's last line
+        rounds(bots, lambda: launch_of(seat).state == "running" and launch_of(seat).pid != first)
+        assert launch_of(seat).restarts == 1
+
+        second = launch_of(seat).pid
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")  # again: a new process
+        rounds(bots, lambda: launch_of(seat).pid not in (None, second) and launch_of(seat).state == "running")
+        assert not launcher_alive(second)
+
+        third = launch_of(seat).pid
+        botlaunch.stop(match=match, player_id=seat.id)
+        rounds(bots, lambda: launch_of(seat).state == "stopped")
+        assert not launcher_alive(third) and launch_of(seat).pid is None
+
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: launch_of(seat).state == "running")
+        fourth = launch_of(seat).pid
+        Match.objects.filter(pk=match.pk).update(status=Match.Status.ENDED)
+        rounds(bots, lambda: launch_of(seat).state == "stopped")
+        assert not launcher_alive(fourth)
+    finally:
+        bots.stop_all()
+
+
+def test_a_deleted_seat_stops_its_bot_and_an_unknown_guesser_fails(
+    match: Match, fake_python: str, tmp_path, settings
+) -> None:
+    seat = bot_seat(match)
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=fake_python)
+    try:
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: launch_of(seat).state == "running")
+        pid = launch_of(seat).pid
+        seat.delete()
+        rounds(bots, lambda: not bots.children)
+        assert not launcher_alive(pid)
+
+        other = match.players.create(
+            team=match.teams.create(name="Robo 2", kind="bot"), name="Robo 2", kind=Player.Kind.BOT
+        )
+        BotLaunch.objects.create(player=other, guesser="llm:gone")  # the endpoint was removed since
+        rounds(bots, lambda: launch_of(other).state == "failed")
+        assert "no longer knows 'llm:gone'" in launch_of(other).detail and not bots.children
+    finally:
+        bots.stop_all()
+
+
+def launcher_alive(pid: int | None) -> bool:
+    """Is ``pid`` a live process (not a zombie)?"""
+    if pid is None:
+        return False
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+# --- the new-match form offers them per bot row ----------------------------------------------------
+
+
+@pytest.fixture
+def packet_id(no_data: Path) -> str:
+    from tests.support.factories import make_packet
+
+    tossups, _ = make_packet(n_tossups=2)
+    return str(tossups[0].packet_id)
+
+
+def new_match_post(packet_id: str, **bots: list[str]) -> dict:
+    return {"name": "With bots", "packet": packet_id, "preset": "naqt", "wpm": "250", "team": ["Red"], **bots}
+
+
+def test_the_new_match_form_runs_a_chosen_guesser_with_its_declared_class(packet_id: str) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    form = client.get("/moderator/").content.decode()
+    assert '<option value="wiki">server runs: Wikipedia bot (light)</option>' in form
+    post = new_match_post(
+        packet_id, bot_name=["Wiki", "Mine"], bot_class=["heavy", "mid"], bot_guesser=["wiki", ""]
+    )
+    assert client.post("/moderator/", post).status_code == 302
+    match = Match.objects.get(name="With bots")
+    wiki, mine = match.players.get(name="Wiki"), match.players.get(name="Mine")
+    assert (wiki.weight_class, mine.weight_class) == ("light", "mid")  # the guesser's class wins
+    assert launch_of(wiki).guesser == "wiki" and not BotLaunch.objects.filter(player=mine).exists()
+    # Rows posted without the guesser list (an older page) are bots run elsewhere.
+    assert (
+        client.post(
+            "/moderator/", new_match_post(packet_id, bot_name=["Other"], bot_class=["mid"])
+        ).status_code
+        == 302
+    )
+
+
+def test_the_new_match_form_refuses_an_unknown_guesser_and_creates_nothing(packet_id: str) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    post = new_match_post(packet_id, bot_name=["X"], bot_class=["mid"], bot_guesser=["llm:gone"])
+    response = client.post("/moderator/", post)
+    assert response.status_code == 400 and "knows no guesser" in response.content.decode()
+    assert not Match.objects.exists() and not BotLaunch.objects.exists()
