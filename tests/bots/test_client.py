@@ -41,7 +41,14 @@ async def test_full_match_buzz_answer_prompt_lockout_bonus() -> None:
             await until(lambda n=i + 1: n in guesser.seen or s.frames)
         buzz = await s.expect("buzz")
         assert buzz["question_id"] == 11 and buzz["token_index"] == 2
-        assert set(buzz) == {"type", "question_id", "token_index", "client_time", "ref"}  # no guess leaks
+        assert set(buzz) == {
+            "type",
+            "question_id",
+            "token_index",
+            "client_time",
+            "ref",
+            "cost",
+        }  # no guess leaks
         assert abs(buzz["client_time"] - time.time()) < 2
         await s.words(11, 3, "delta")  # still reading before the server rules on the race
         await s.quiet()  # one buzz per tossup; no answer before the buzz is granted
