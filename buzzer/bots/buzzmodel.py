@@ -168,13 +168,17 @@ class BuzzModel:
             return -1
 
     def raw(self, scores: PrefixScores) -> np.ndarray:
-        """The logistic regression's P(right) per prefix, before calibration."""
-        x = self.scaler.transform(feature_rows(scores, len(self.categories)))
-        return self.logistic.predict_proba(x)[:, 1]
+        """The logistic regression's P(right) per prefix, before calibration (computed in NumPy: the
+        live bot asks on every word, and scikit-learn's per-call checks cost more than the maths)."""
+        x = (feature_rows(scores, len(self.categories)) - self.scaler.mean_) / self.scaler.scale_
+        z = x @ self.logistic.coef_[0] + self.logistic.intercept_[0]
+        return 1.0 / (1.0 + np.exp(-z))
 
     def confidence(self, scores: PrefixScores) -> np.ndarray:
-        """Calibrated P(the guess is right) per prefix, in [0, 1]."""
-        return np.clip(self.isotonic.predict(self.raw(scores)), 0.0, 1.0)
+        """Calibrated P(the guess is right) per prefix, in [0, 1]: the isotonic map (a step-wise
+        linear interpolation, clipped at its ends) of :meth:`raw`."""
+        iso = self.isotonic
+        return np.clip(np.interp(self.raw(scores), iso.X_thresholds_, iso.y_thresholds_), 0.0, 1.0)
 
     @classmethod
     def fit(

@@ -31,6 +31,7 @@ from buzzer.bots.buzzmodel import BuzzModel, PrefixScores
 from competition.game.specs import strip_marks
 from competition.vocabulary import Verdict
 from formats.qbreader import iter_items
+from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench, embedding)
 from scoring.judge import judge
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
@@ -40,14 +41,14 @@ _MODEL_FIELDS = ("counter", "weighting", "matrix", "answers", "calibration", "bu
 # _REPLAY_EVERY words; the buzz threshold is the lowest whose buzzes were right this often on them.
 _HELD_OUT_TOSSUPS = 2000
 _REPLAY_EVERY = 2
-TARGET_PRECISION = 0.8
+TARGET_PRECISION = 0.85
 #: Changes when the reference bot's training changes (cache keys of trained models include it).
 REFERENCE_VERSION = "reference-1"
 
-# Recommended runbot settings, measured with the ≤2020 model on samples of 250 tossups of
-# 2021–22: at confidence 0.5 the bot buzzes on 59 % of them and is right 22 % of the time
-# (mostly negs); at 0.8 on 20 %, right 41–59 %; waiting for 10+ words lifts that further
-# (0 words: 41 %, 8: 47 %, 15: 51 %).
+# Runbot settings of a model without a learned buzzer (``train``: e.g. on the demo packet or a QANTA
+# file). The tossups-only ≤2020 model at these settings, on 1,200 tossups of 2021–22 asked every 4 words
+# (tools.bench_bot_eval's metrics): buzz precision 83.5 % at frequency 18.7 %, ECE 0.055, expected
+# score +0.081 against 8 simulated humans.
 RECOMMENDED_THRESHOLD = 0.8
 RECOMMENDED_MIN_TOKENS = 10
 # The reference bot's buzzer decides how early; it only waits for a few words of context.
@@ -196,8 +197,8 @@ class TfidfGuesser:
         progress: Callable[[Iterable[str]], Iterable[str]] | None = None,
         replay_progress: Callable[[Iterable[int]], Iterable[int]] | None = None,
     ) -> TfidfGuesser:
-        """The reference bot: fit on every record (tossups and bonus parts), classes keyed by
-        ``judge_key``, plus a learned buzzer.
+        """The reference bot: fit on every record (tossups, and bonus parts whose answer is some
+        tossup's), classes keyed by ``judge_key``, plus a learned buzzer.
 
         The buzzer is fitted on whole sets of the latest year with tossups (sets drawn with ``seed``
         until ``held_out`` tossups are reached): a model trained without those sets (their bonuses
@@ -207,9 +208,11 @@ class TfidfGuesser:
         ``replay_progress`` the replay (e.g. progress bars). Raises ValueError if no usable record
         remains or the held-out sets give no right (or no wrong) guess.
         """
-        usable = [
-            r for r in records if r.question and (main := main_answer(r.answer_line)) and judge_key(main)
-        ]
+        keys = [judge_key(main_answer(r.answer_line)) if r.question else "" for r in records]
+        # Bonus parts enrich the tossups' answer classes but found none of their own: a class made of
+        # one short part would win short prefixes on a single rare word.
+        tossup_keys = {k for k, r in zip(keys, records, strict=True) if k and r.tossup}
+        usable = [r for k, r in zip(keys, records, strict=True) if k in tossup_keys]
         questions, answers, classes = answer_classes(
             [(r.question, r.answer_line) for r in usable], key=judge_key
         )
@@ -313,22 +316,26 @@ class TfidfGuesser:
     def _rank_batch(
         self, texts: Sequence[str], progress: Callable[[Iterable[int]], Iterable[int]] | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(best class index, top-1 cosine, top-2 cosine) per text, ranked in chunks of 256."""
+        """(best class index, top-1 cosine, top-2 cosine) per text, ranked in chunks of 256. Only the
+        classes sharing a term with a text are looked at (a text with none gets class 0 and cosines 0)."""
         best = np.zeros(len(texts), dtype=int)
         top1, top2 = np.zeros(len(texts)), np.zeros(len(texts))
         starts: Iterable[int] = range(0, len(texts), 256)
         for start in progress(starts) if progress else starts:
-            scores = (self._vectors(list(texts[start : start + 256])) @ self._by_term).toarray()
-            if scores.shape[1] == 1:
-                top1[start : start + len(scores)] = scores[:, 0]
-                continue
-            two = np.argpartition(-scores, 1, axis=1)[:, :2]
-            pair = np.take_along_axis(scores, two, axis=1)
-            order = np.argsort(-pair, axis=1)
-            rows = slice(start, start + len(scores))
-            best[rows] = np.take_along_axis(two, order[:, :1], axis=1)[:, 0]
-            top1[rows] = np.take_along_axis(pair, order[:, :1], axis=1)[:, 0]
-            top2[rows] = np.take_along_axis(pair, order[:, 1:], axis=1)[:, 0]
+            scores = (self._vectors(list(texts[start : start + 256])) @ self._by_term).tocsr()
+            for r in range(scores.shape[0]):
+                lo, hi = scores.indptr[r], scores.indptr[r + 1]
+                data, classes = scores.data[lo:hi], scores.indices[lo:hi]
+                if hi - lo == 1:
+                    best[start + r], top1[start + r] = classes[0], data[0]
+                elif hi - lo > 1:
+                    two = np.argpartition(-data, 1)[:2]
+                    first, second = (two[0], two[1]) if data[two[0]] >= data[two[1]] else (two[1], two[0])
+                    best[start + r], top1[start + r], top2[start + r] = (
+                        classes[first],
+                        data[first],
+                        data[second],
+                    )
         return best, top1, top2
 
     def guess_prefix(
@@ -391,17 +398,21 @@ class TfidfGuesser:
 
     def save(self, path: str | Path) -> None:
         """Write the fitted model to ``path`` (joblib, compressed)."""
-        joblib.dump({name: getattr(self, name) for name in _MODEL_FIELDS}, path, compress=3)
+        blob = {name: getattr(self, name) for name in _MODEL_FIELDS}
+        joblib.dump({**blob, "version": REFERENCE_VERSION}, path, compress=3)
 
     @classmethod
     def load(cls, path: str | Path) -> TfidfGuesser:
-        """Read a model written by :meth:`save`. Raises ValueError if the file holds something else.
+        """Read a model written by :meth:`save`. Raises ValueError if the file holds something else or a
+        model of another ``REFERENCE_VERSION`` (retrain it).
 
         Only load files you wrote yourself: joblib unpickles arbitrary objects.
         """
         blob = joblib.load(path)
-        if not isinstance(blob, dict) or set(blob) != set(_MODEL_FIELDS):
+        if not isinstance(blob, dict) or set(blob) != {*_MODEL_FIELDS, "version"}:
             raise ValueError(f"{path}: not a TfidfGuesser model file")
+        if blob["version"] != REFERENCE_VERSION:
+            raise ValueError(f"{path}: a TfidfGuesser of version {blob['version']}, not {REFERENCE_VERSION}")
         return cls(*(blob[name] for name in _MODEL_FIELDS))
 
     @classmethod

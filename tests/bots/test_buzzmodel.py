@@ -127,3 +127,14 @@ def test_fit_needs_right_and_wrong_guesses() -> None:
     s = scores(40, np.random.default_rng(3))
     with pytest.raises(ValueError, match="both right and wrong"):
         BuzzModel.fit(s, np.ones(40, dtype=bool), np.repeat(np.arange(4), 10), [])
+
+
+def test_numpy_confidence_equals_scikit_learn() -> None:
+    rng = np.random.default_rng(4)
+    train = scores(4_000, rng)
+    groups = np.repeat(np.arange(400), 10)
+    model = BuzzModel.fit(train, rng.random(4_000) < truth(train), groups, ["lit", "sci"], seed=4)
+    test = scores(500, rng)
+    x = model.scaler.transform(feature_rows(test, 2))
+    expected = model.isotonic.predict(model.logistic.predict_proba(x)[:, 1])
+    assert np.allclose(model.confidence(test), expected)

@@ -63,14 +63,16 @@ class Command(BaseCommand):
             "--threshold",
             type=float,
             default=None,
-            help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf, replay: {RECOMMENDED_THRESHOLD}, "
+            help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf: its learned buzzer's, else "
+            f"{RECOMMENDED_THRESHOLD}; replay: {RECOMMENDED_THRESHOLD}, "
             f"embedding: {embedding.RECOMMENDED_THRESHOLD}, wiki: {wiki.RECOMMENDED_THRESHOLD})",
         )
         parser.add_argument(
             "--min-tokens",
             type=int,
             default=None,
-            help="built-in bots: never buzz before this many tokens (tfidf, embedding: 10; replay: 0)",
+            help="built-in bots: never buzz before this many tokens (tfidf: the model's, 5 with a learned "
+            "buzzer, else 10; embedding: 10; replay: 0)",
         )
         parser.add_argument(
             "--train",
@@ -154,7 +156,12 @@ class Command(BaseCommand):
         cache = Path(options["model_cache"]) if options["model_cache"] else None
         if cache is not None and cache.exists():
             self.stdout.write(f"loading model from {cache}")
-            return TfidfGuesser.load(cache)
+            try:
+                return TfidfGuesser.load(cache)
+            except (AttributeError, ImportError, KeyError, ValueError) as exc:
+                if not options["train"]:
+                    raise CommandError(f"cannot load {cache}: {exc}") from exc
+                self.stdout.write(f"cannot load {cache} ({exc}); retraining")
         if not options["train"]:
             raise CommandError("--bot tfidf needs --train PACKETS.jsonl.gz (or an existing --model-cache)")
         started = time.perf_counter()
