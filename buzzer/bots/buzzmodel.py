@@ -40,7 +40,7 @@ class PrefixScores:
     """What the guesser saw on a batch of n prefixes (arrays of shape (n,)).
 
     ``top1``/``top2``: the best and second-best class cosines; ``seen``: tokens revealed (≥ 1);
-    ``token_count``: tokens of the whole tossup (≥ seen); ``class_size``: training documents of the
+    ``token_count``: tokens of the whole tossup (≥ seen); ``class_size``: training documents (per 10,000) of the
     guessed class; ``category_match``: 1 when the guessed class's usual category is the tossup's,
     0 when it differs, 0.5 when either is unknown; ``mentioned``: share of the guess's words already
     in the revealed text (a guess the question names is rarely its answer); ``category``: the

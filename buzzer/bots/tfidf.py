@@ -8,7 +8,7 @@ This is the classic QANTA baseline (Rodriguez et al. 2019), cheap enough to re-g
 The *reference bot* (:meth:`TfidfGuesser.train_reference`, what ``from_packets`` builds) adds to it: every
 bonus part as a training document besides the tossups, answer classes merged across spellings the judge
 treats alike (``answers.judge_key``), and a learned, calibrated buzzer (``buzzer.bots.buzzmodel``) fitted
-on whole held-out sets of the latest training year replayed prefix by prefix.
+on tossups of the two latest training years, held out whole, replayed prefix by prefix.
 """
 
 from __future__ import annotations
@@ -37,13 +37,14 @@ from scoring.judge import judge
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
 _MODEL_FIELDS = ("counter", "weighting", "matrix", "answers", "calibration", "buzzer", "class_info")
-# The reference bot's buzzer: tossups of whole held-out sets of the latest year, asked every
+# The reference bot's buzzer: tossups of the two held-out latest years, asked every
 # _REPLAY_EVERY words; the buzz threshold is the lowest whose buzzes were right this often on them.
 _HELD_OUT_TOSSUPS = 2000
+_HELD_OUT_YEARS = 2
 _REPLAY_EVERY = 2
 TARGET_PRECISION = 0.85
 #: Changes when the reference bot's training changes (cache keys of trained models include it).
-REFERENCE_VERSION = "reference-1"
+REFERENCE_VERSION = "reference-4"
 
 # Runbot settings of a model without a learned buzzer (``train``: e.g. on the demo packet or a QANTA
 # file). The tossups-only ≤2020 model at these settings, on 1,200 tossups of 2021–22 asked every 4 words
@@ -73,7 +74,8 @@ class TrainingRecord(NamedTuple):
 @dataclass(frozen=True)
 class ClassInfo:
     """Per answer class: ``categories`` (lower-case, most common among its documents; "" unknown)
-    and ``sizes`` (int array, its training documents)."""
+    and ``sizes`` (float array, its training documents per 10,000 training documents: a share, so that
+    the buzzer fitted on a model without the held-out years reads the final model's sizes alike)."""
 
     categories: list[str]
     sizes: np.ndarray
@@ -200,9 +202,9 @@ class TfidfGuesser:
         """The reference bot: fit on every record (tossups, and bonus parts whose answer is some
         tossup's), classes keyed by ``judge_key``, plus a learned buzzer.
 
-        The buzzer is fitted on whole sets of the latest year with tossups (sets drawn with ``seed``
-        until ``held_out`` tossups are reached): a model trained without those sets (their bonuses
-        included) replays their tossups every ``_REPLAY_EVERY`` words, the judge rules each guess,
+        The buzzer is fitted on the two latest years with tossups, held out whole: a model trained
+        without them (their bonuses included) replays ``held_out`` of their tossups (drawn with
+        ``seed``) every ``_REPLAY_EVERY`` words, the judge rules each guess,
         and ``BuzzModel.fit`` learns P(right) and the threshold for ``target_precision``. Then the
         final model is fitted on everything. ``progress`` wraps the word-counting pass,
         ``replay_progress`` the replay (e.g. progress bars). Raises ValueError if no usable record
@@ -221,7 +223,7 @@ class TfidfGuesser:
         )
         counts = counter.fit_transform(progress(questions) if progress else questions).tocsr()
         categories = [r.category.strip().lower() for r in usable]
-        held = _held_out_sets(usable, held_out, random.Random(seed))
+        held = _held_out_years(usable)
         keep = np.array([r.group not in held for r in usable])
         weighting, matrix = _class_tfidf(counts[keep], classes[keep], len(answers))
         partial = cls(
@@ -234,6 +236,7 @@ class TfidfGuesser:
             _class_info(categories, classes, keep, len(answers)),
         )
         replay = [i for i, r in enumerate(usable) if r.tossup and r.group in held]
+        replay = sorted(random.Random(seed).sample(replay, min(held_out, len(replay))))
         known = Counter(c for c, r in zip(categories, usable, strict=True) if c and r.tossup)
         category_list = [c for c, n in known.most_common() if n >= 50]
         buzzer = partial._fit_buzzer(
@@ -485,24 +488,16 @@ def _index(items: list[str], item: str) -> int:
         return -1
 
 
-def _held_out_sets(records: Sequence[TrainingRecord], size: int, rng: random.Random) -> set[str]:
-    """Whole sets of the latest year with tossups, drawn until they hold ``size`` tossups (at most
-    half of that year's tossups, so the model keeps the rest of the year)."""
-    years = [r.year for r in records if r.tossup and r.year is not None]
-    if not years:
-        return set()
-    latest = max(years)
-    per_set = Counter(r.group for r in records if r.tossup and r.year == latest)
-    names = sorted(per_set)
-    rng.shuffle(names)
-    chosen: set[str] = set()
-    total, cap = 0, max(size, 1)
-    for name in names:
-        if total >= min(cap, sum(per_set.values()) // 2):
-            break
-        chosen.add(name)
-        total += per_set[name]
-    return chosen
+def _held_out_years(records: Sequence[TrainingRecord], years: int = _HELD_OUT_YEARS) -> set[str]:
+    """The sets of the latest ``years`` years with tossups (at most all years but the first), held
+    out whole: sets of one year share
+    questions (mirrors, shared packets), which would make a held-out tossup look already seen, and
+    the bot meets questions one or two years newer than its training (the test years)."""
+    known = sorted({r.year for r in records if r.tossup and r.year is not None})
+    if len(known) < 2:
+        raise ValueError("the reference bot needs tossups of at least two years (one to hold out)")
+    latest = set(known[-min(years, len(known) - 1) :])
+    return {r.group for r in records if r.year in latest}
 
 
 def _class_info(categories: list[str], classes: np.ndarray, keep: np.ndarray, n_classes: int) -> ClassInfo:
@@ -511,7 +506,7 @@ def _class_info(categories: list[str], classes: np.ndarray, keep: np.ndarray, n_
     for category, cls, kept in zip(categories, classes, keep, strict=True):
         if kept and category:
             by_class[cls][category] += 1
-    sizes = np.bincount(classes[keep], minlength=n_classes)
+    sizes = np.bincount(classes[keep], minlength=n_classes) * (10_000 / max(int(keep.sum()), 1))
     return ClassInfo([c.most_common(1)[0][0] if c else "" for c in by_class], sizes)
 
 

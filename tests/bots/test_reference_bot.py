@@ -25,6 +25,15 @@ def test_judge_key_merges_spellings_the_judge_treats_alike() -> None:
     assert judge_key("Marie Curie") != judge_key("Pierre Curie")
 
 
+def test_the_reference_bot_needs_a_year_to_hold_out() -> None:
+    records = [
+        TrainingRecord(f"question {i} about topic {i % 3}", f"answer {i % 3}", "", "A", 2019)
+        for i in range(60)
+    ]
+    with pytest.raises(ValueError, match="at least two years"):
+        TfidfGuesser.train_reference(records)
+
+
 def test_packet_records_hold_tossups_and_every_bonus_part(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl.gz"
     items = [
@@ -50,10 +59,17 @@ def test_packet_records_hold_tossups_and_every_bonus_part(tmp_path: Path) -> Non
 
 @pytest.fixture(scope="module")
 def small_reference(shared_data: Path) -> tuple[TfidfGuesser, Path]:
-    """Trained on a slice of real sets: five sets of 2019 and 2020 (tossups and bonuses); the buzzer is
-    fitted on the 2020 sets held out."""
+    """Trained on a slice of real sets: PACE and ACF Regionals of 2017–2020 (tossups and bonuses); the
+    buzzer is fitted on 200 tossups of 2019–2020, the years held out."""
     packets = shared_data / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
-    sets = {"2019-ACF-Regionals", "2019-PACE", "2019-NASAT", "2020-ACF-Regionals", "2020-PACE"}
+    sets = {
+        "2017-ACF-Regionals",
+        "2017-PACE",
+        "2018-ACF-Regionals",
+        "2018-PACE",
+        "2019-PACE",
+        "2020-ACF-Regionals",
+    }
     model = TfidfGuesser.from_packets(packets, max_year=2020, sets=sets, held_out=200, seed=1)
     return model, packets
 
