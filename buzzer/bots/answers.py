@@ -67,8 +67,8 @@ def answer_classes(
         raise ValueError("no usable (question, answer line) records to train on")
     keys = [key(main) for main in mains]
     spellings: dict[str, Counter[str]] = defaultdict(Counter)
-    for key, main in zip(keys, mains, strict=True):
-        spellings[key][main] += 1
+    for k, main in zip(keys, mains, strict=True):
+        spellings[k][main] += 1
     answers = [spelling.most_common(1)[0][0] for spelling in spellings.values()]
-    class_of = {key: i for i, key in enumerate(spellings)}
-    return questions, answers, np.array([class_of[key] for key in keys])
+    class_of = {k: i for i, k in enumerate(spellings)}
+    return questions, answers, np.array([class_of[k] for k in keys])
