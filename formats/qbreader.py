@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from formats.collect import Collector, Filters, build_bonus, build_tossup, field, invalid
 from formats.errors import FormatError
@@ -70,6 +71,29 @@ def parse(path: Path, collect: Collector) -> None:
                 return
 
 
+def iter_items(
+    path: str | Path,
+    *,
+    kind: str,
+    min_year: int | None = None,
+    max_year: int | None = None,
+    sets: Collection[str] | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Stream the raw JSON objects of ``kind`` (``"tossup"`` | ``"bonus"``) of a dump, in file order,
+    unchecked beyond ``type`` (the bots' training stream: partial dumps train too).
+
+    Year bounds are inclusive; an item without an integer year is kept only when no bound is given;
+    ``sets`` keeps only those set names. Raises FormatError naming the file and line for a line that
+    is not a JSON object."""
+    filters = Filters(None if sets is None else frozenset(sets), min_year, max_year)
+    for _, item in iter_json_lines(path):
+        if item.get("type") != kind:
+            continue
+        year = item.get("year")
+        if filters.keeps(item.get("set"), year if isinstance(year, int) else None):
+            yield item
+
+
 def iter_tossups(
     path: str | Path,
     *,
@@ -77,16 +101,7 @@ def iter_tossups(
     max_year: int | None = None,
     sets: Collection[str] | None = None,
 ) -> Iterator[tuple[str, str]]:
-    """Stream ``(question, answer line)`` for the tossups of a dump, in file order, as in the source
-    (``""`` for a missing or null one: the trainer skips those).
-
-    Year bounds are inclusive; a tossup without an integer year is kept only when no bound is given;
-    ``sets`` keeps only those set names. Raises FormatError naming the file and line for a line that
-    is not a JSON object."""
-    filters = Filters(None if sets is None else frozenset(sets), min_year, max_year)
-    for _, item in iter_json_lines(path):
-        if item.get("type") != "tossup":
-            continue
-        year = item.get("year")
-        if filters.keeps(item.get("set"), year if isinstance(year, int) else None):
-            yield item.get("question") or "", item.get("answer") or ""
+    """Stream ``(question, answer line)`` for the tossups of a dump (:func:`iter_items`), as in the
+    source (``""`` for a missing or null one: the trainer skips those)."""
+    for item in iter_items(path, kind="tossup", min_year=min_year, max_year=max_year, sets=sets):
+        yield item.get("question") or "", item.get("answer") or ""

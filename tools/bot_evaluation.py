@@ -33,6 +33,7 @@ from competition.game.specs import strip_marks
 from competition.vocabulary import Verdict
 from formats import expo
 from formats.errors import FormatError
+from formats.qbreader import iter_items
 from formats.questions import parse_file
 from formats.textio import cell_bool, cell_float, cell_int, cell_text, csv_rows
 from irt.botmetrics import BotMetrics, PrefixAnswer, TossupRun, evaluate
@@ -93,6 +94,32 @@ def load_tossups(source: str, limit: int | None = None) -> list[EvalTossup]:
             for t in rows[:limit]
         ]
     return [t for t in tossups if t.tokens]
+
+
+def packet_tossups(
+    path: str | Path,
+    *,
+    min_year: int | None = None,
+    max_year: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+) -> list[EvalTossup]:
+    """The tossups of a qbreader dump whose year lies in [min_year, max_year] (e.g. the years a bot
+    never trained on), keyed by external id; ``sample`` draws that many with ``seed`` (kept in file
+    order). Tossups without text or answer line are skipped. Raises FormatError for a bad file."""
+    tossups = []
+    for item in iter_items(path, kind="tossup", min_year=min_year, max_year=max_year):
+        question, line = item.get("question") or "", item.get("answer") or ""
+        external_id = f"qbreader:{item.get('set')}:{item.get('packet')}:tossup:{item.get('number')}"
+        if question.strip() and line.strip():
+            tossups.append(
+                _tossup(external_id, None, external_id, question, line, str(item.get("category") or ""))
+            )
+    tossups = [t for t in tossups if t.tokens]
+    if sample is not None and sample < len(tossups):
+        chosen = sorted(random.Random(seed).sample(range(len(tossups)), sample))
+        tossups = [tossups[i] for i in chosen]
+    return tossups
 
 
 def simulated_humans(
@@ -369,7 +396,7 @@ def table(results: Mapping[str, Mapping[str, Any]]) -> str:
 def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda line: None) -> Guesser:
     """The guesser of an evaluation ``spec``: ``guesser`` (``module:Name`` with ``options``, the SDK's
     loader) or ``bot`` (``tfidf`` | ``embedding`` | ``wiki``, built as ``runbot --bot`` builds it from ``train``,
-    ``max_year``, ``model_cache``, ``threshold``, ``min_tokens``). Raises EvaluationError."""
+    ``extra_train`` (a list of files), ``max_year``, ``model_cache``, ``threshold``, ``min_tokens``). Raises EvaluationError."""
     from django.core.management.base import CommandError, OutputWrapper
     from tossup_bot import GuesserLoadError, load_guesser
 
@@ -390,11 +417,12 @@ def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda
             pass
 
     runbot = RunBot(stdout=OutputWrapper(Lines()))  # type: ignore[arg-type]
-    keys = ("train", "max_year", "model_cache", "threshold", "min_tokens", "max_train")
+    keys = ("train", "extra_train", "max_year", "model_cache", "threshold", "min_tokens", "max_train")
     options = {"bot": spec.get("bot") or "tfidf", "option": [], "no_progress": True} | {
         k: spec.get(k) for k in keys
     }
     options["max_train"] = options["max_train"] or DEFAULT_MAX_TRAIN
+    options["extra_train"] = options["extra_train"] or []
     if options["bot"] not in ("tfidf", "embedding", "wiki"):
         raise EvaluationError(
             f"--bot {options['bot']}: evaluate tfidf, embedding or wiki (recorded bots: --recorded)"

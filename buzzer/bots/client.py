@@ -36,6 +36,18 @@ class TossupAware(Protocol):
         ...
 
 
+@runtime_checkable
+class PrefixAware(Protocol):
+    """Optional: a model whose confidence depends on more than the text (the reference bot's learned
+    buzzer reads how much of the tossup is revealed and its category)."""
+
+    def guess_prefix(
+        self, text: str, seen: int, token_count: int | None, category: str = ""
+    ) -> tuple[str, float]:
+        """``(answer, confidence in [0, 1])`` after ``seen`` of ``token_count`` tokens (None: unknown)."""
+        ...
+
+
 class ModelGuesser(Guesser):
     """A :class:`Model` as an SDK guesser: buzz when the confidence ≥ ``threshold`` (in [0, 1]) and at
     least ``min_tokens`` tokens are revealed; the model is not asked before. Bonus answers carry
@@ -51,7 +63,12 @@ class ModelGuesser(Guesser):
     def guess_tossup(self, prefix: TossupPrefix) -> Guess:
         if prefix.seen < self.min_tokens:
             return NO_GUESS
-        answer, confidence = self.model.guess(prefix.text)
+        if isinstance(self.model, PrefixAware):
+            answer, confidence = self.model.guess_prefix(
+                prefix.text, prefix.seen, prefix.token_count, prefix.category or ""
+            )
+        else:
+            answer, confidence = self.model.guess(prefix.text)
         confidence = min(max(float(confidence), 0.0), 1.0)
         return Guess(answer, confidence, buzz=confidence >= self.threshold)
 

@@ -4,15 +4,21 @@ Every training tossup is filed under its normalised main answer (``answers.main_
 one answer are concatenated into a single class document. A question prefix is answered with the class whose
 TF-IDF vector (word unigrams + bigrams, sublinear tf, English stop words) has the highest cosine similarity.
 This is the classic QANTA baseline (Rodriguez et al. 2019), cheap enough to re-guess on every revealed word.
+
+The *reference bot* (:meth:`TfidfGuesser.train_reference`, what ``from_packets`` builds) adds to it: every
+bonus part as a training document besides the tossups, answer classes merged across spellings the judge
+treats alike (``answers.judge_key``), and a learned, calibrated buzzer (``buzzer.bots.buzzmodel``) fitted
+on tossups of the two latest training years, held out whole, replayed prefix by prefix.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import joblib
 import numpy as np
@@ -20,21 +26,59 @@ from scipy import sparse
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.linear_model import LogisticRegression
 
-from buzzer.bots.answers import answer_classes
-from formats.qbreader import (
-    iter_tossups as read_packet_tossups,
-)  # also imported from here by bench, embedding
+from buzzer.bots.answers import answer_classes, answer_key, judge_key, main_answer
+from buzzer.bots.buzzmodel import BuzzModel, PrefixScores
+from competition.game.specs import strip_marks
+from competition.vocabulary import Verdict
+from formats.qbreader import iter_items
+from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench, embedding)
+from scoring.judge import judge
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
 _CALIBRATION_FRACTIONS = (0.2, 0.4, 0.6, 0.8, 1.0)
-_MODEL_FIELDS = ("counter", "weighting", "matrix", "answers", "calibration")
+_MODEL_FIELDS = ("counter", "weighting", "matrix", "answers", "calibration", "buzzer", "class_info")
+# The reference bot's buzzer: tossups of the two held-out latest years, asked every
+# _REPLAY_EVERY words; the buzz threshold is the lowest whose buzzes were right this often on them.
+_HELD_OUT_TOSSUPS = 2000
+_HELD_OUT_YEARS = 2
+_REPLAY_EVERY = 2
+TARGET_PRECISION = 0.85
+#: Changes when the reference bot's training changes (cache keys of trained models include it).
+REFERENCE_VERSION = "reference-4"
 
-# Recommended runbot settings, measured with the ≤2020 model on samples of 250 tossups of
-# 2021–22: at confidence 0.5 the bot buzzes on 59 % of them and is right 22 % of the time
-# (mostly negs); at 0.8 on 20 %, right 41–59 %; waiting for 10+ words lifts that further
-# (0 words: 41 %, 8: 47 %, 15: 51 %).
+# Runbot settings of a model without a learned buzzer (``train``: e.g. on the demo packet or a QANTA
+# file). The tossups-only ≤2020 model at these settings, on 1,200 tossups of 2021–22 asked every 4 words
+# (tools.bench_bot_eval's metrics): buzz precision 83.5 % at frequency 18.7 %, ECE 0.055, expected
+# score +0.081 against 8 simulated humans.
 RECOMMENDED_THRESHOLD = 0.8
 RECOMMENDED_MIN_TOKENS = 10
+# The reference bot's buzzer decides how early; it only waits for a few words of context.
+REFERENCE_MIN_TOKENS = 5
+# A tossup's length when the server does not say (the qbreader 2012–2022 tossups' median is ~130 words).
+TYPICAL_TOKENS = 130
+
+
+class TrainingRecord(NamedTuple):
+    """One training document: a tossup's text or a bonus part's, its answer line, the category,
+    the set it comes from (``group``) and its year (None: unknown); ``tossup`` False for a bonus part
+    (only tossups are replayed to fit the buzzer)."""
+
+    question: str
+    answer_line: str
+    category: str = ""
+    group: str = ""
+    year: int | None = None
+    tossup: bool = True
+
+
+@dataclass(frozen=True)
+class ClassInfo:
+    """Per answer class: ``categories`` (lower-case, most common among its documents; "" unknown)
+    and ``sizes`` (float array, its training documents per 10,000 training documents: a share, so that
+    the buzzer fitted on a model without the held-out years reads the final model's sizes alike)."""
+
+    categories: list[str]
+    sizes: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -66,6 +110,8 @@ class TfidfGuesser:
         matrix: sparse.csr_matrix,
         answers: list[str],
         calibration: Calibration | None,
+        buzzer: BuzzModel | None = None,
+        class_info: ClassInfo | None = None,
     ) -> None:
         self.counter = counter
         self.weighting = weighting
@@ -74,6 +120,19 @@ class TfidfGuesser:
         self._by_term = matrix.T.tocsr()
         self.answers = answers
         self.calibration = calibration
+        self.buzzer = buzzer
+        self.class_info = class_info
+
+    @property
+    def threshold(self) -> float:
+        """The confidence at which to buzz: the learned buzzer's, else ``RECOMMENDED_THRESHOLD``."""
+        return self.buzzer.threshold if self.buzzer is not None else RECOMMENDED_THRESHOLD
+
+    @property
+    def min_tokens(self) -> int:
+        """Tokens to wait for before buzzing: ``REFERENCE_MIN_TOKENS`` with a learned buzzer, else
+        ``RECOMMENDED_MIN_TOKENS``."""
+        return REFERENCE_MIN_TOKENS if self.buzzer is not None else RECOMMENDED_MIN_TOKENS
 
     @classmethod
     def train(
@@ -129,6 +188,183 @@ class TfidfGuesser:
         fit = LogisticRegression().fit(np.asarray(features), np.asarray(labels))
         return Calibration((float(fit.coef_[0, 0]), float(fit.coef_[0, 1])), float(fit.intercept_[0]))
 
+    @classmethod
+    def train_reference(
+        cls,
+        records: Sequence[TrainingRecord],
+        *,
+        held_out: int = _HELD_OUT_TOSSUPS,
+        target_precision: float = TARGET_PRECISION,
+        seed: int = 0,
+        progress: Callable[[Iterable[str]], Iterable[str]] | None = None,
+        replay_progress: Callable[[Iterable[int]], Iterable[int]] | None = None,
+    ) -> TfidfGuesser:
+        """The reference bot: fit on every record (tossups, and bonus parts whose answer is some
+        tossup's), classes keyed by ``judge_key``, plus a learned buzzer.
+
+        The buzzer is fitted on the two latest years with tossups, held out whole: a model trained
+        without them (their bonuses included) replays ``held_out`` of their tossups (drawn with
+        ``seed``) every ``_REPLAY_EVERY`` words, the judge rules each guess,
+        and ``BuzzModel.fit`` learns P(right) and the threshold for ``target_precision``. Then the
+        final model is fitted on everything. ``progress`` wraps the word-counting pass,
+        ``replay_progress`` the replay (e.g. progress bars). Raises ValueError if no usable record
+        remains or the held-out sets give no right (or no wrong) guess.
+        """
+        keys = [judge_key(main_answer(r.answer_line)) if r.question else "" for r in records]
+        # Bonus parts enrich the tossups' answer classes but found none of their own: a class made of
+        # one short part would win short prefixes on a single rare word.
+        tossup_keys = {k for k, r in zip(keys, records, strict=True) if k and r.tossup}
+        usable = [r for k, r in zip(keys, records, strict=True) if k in tossup_keys]
+        questions, answers, classes = answer_classes(
+            [(r.question, r.answer_line) for r in usable], key=judge_key
+        )
+        counter = CountVectorizer(
+            ngram_range=(1, 2), stop_words="english", strip_accents="unicode", dtype=np.float32
+        )
+        counts = counter.fit_transform(progress(questions) if progress else questions).tocsr()
+        categories = [r.category.strip().lower() for r in usable]
+        held = _held_out_years(usable)
+        keep = np.array([r.group not in held for r in usable])
+        weighting, matrix = _class_tfidf(counts[keep], classes[keep], len(answers))
+        partial = cls(
+            counter,
+            weighting,
+            matrix,
+            answers,
+            None,
+            None,
+            _class_info(categories, classes, keep, len(answers)),
+        )
+        replay = [i for i, r in enumerate(usable) if r.tossup and r.group in held]
+        replay = sorted(random.Random(seed).sample(replay, min(held_out, len(replay))))
+        known = Counter(c for c, r in zip(categories, usable, strict=True) if c and r.tossup)
+        category_list = [c for c, n in known.most_common() if n >= 50]
+        buzzer = partial._fit_buzzer(
+            [usable[i] for i in replay], category_list, target_precision, seed, replay_progress
+        )
+        weighting, matrix = _class_tfidf(counts, classes, len(answers))
+        info = _class_info(categories, classes, np.ones(len(usable), dtype=bool), len(answers))
+        return cls(counter, weighting, matrix, answers, None, buzzer, info)
+
+    def _fit_buzzer(
+        self,
+        tossups: list[TrainingRecord],
+        categories: list[str],
+        target_precision: float,
+        seed: int,
+        progress: Callable[[Iterable[int]], Iterable[int]] | None,
+    ) -> BuzzModel:
+        texts, seen, counts, tossup_category, groups, lines = [], [], [], [], [], []
+        for k, record in enumerate(tossups):
+            words = strip_marks(record.question.split())[0]
+            for n in sorted({*range(_REPLAY_EVERY, len(words) + 1, _REPLAY_EVERY), len(words)}):
+                texts.append(" ".join(words[:n]))
+                seen.append(n)
+                counts.append(len(words))
+                tossup_category.append(record.category)
+                groups.append(k)
+                lines.append(record.answer_line)
+        best, top1, top2 = self._rank_batch(texts, progress)
+        verdicts: dict[tuple[int, int], bool] = {}
+        correct = np.zeros(len(texts), dtype=bool)
+        for row, (group, guess) in enumerate(zip(groups, best, strict=True)):
+            key = (group, int(guess))
+            if key not in verdicts:
+                verdicts[key] = judge(lines[row], self.answers[guess]).verdict == Verdict.ACCEPT
+            correct[row] = verdicts[key]
+        scores = self._scores(texts, best, top1, top2, seen, counts, tossup_category, categories)
+        return BuzzModel.fit(
+            scores,
+            correct,
+            np.asarray(groups),
+            categories,
+            target_precision=target_precision,
+            min_tokens=REFERENCE_MIN_TOKENS,
+            seed=seed,
+        )
+
+    def _scores(
+        self,
+        texts: Sequence[str],
+        best: np.ndarray,
+        top1: np.ndarray,
+        top2: np.ndarray,
+        seen: Sequence[int],
+        token_count: Sequence[int],
+        tossup_category: Sequence[str],
+        categories: list[str],
+    ) -> PrefixScores:
+        """The buzzer's inputs for ranked prefixes (``_rank_batch``'s arrays)."""
+        info = self.class_info
+        if info is None:
+            raise ValueError("this model has no class information (train it with train_reference)")
+        match, mentioned = np.empty(len(texts)), np.empty(len(texts))
+        for i, (text, guess, category) in enumerate(zip(texts, best, tossup_category, strict=True)):
+            usual, given = info.categories[guess], category.strip().lower()
+            match[i] = 0.5 if not usual or not given else float(usual == given)
+            words = [w for w in answer_key(self.answers[guess]).split() if len(w) > 2]
+            revealed = set(answer_key(text).split())
+            mentioned[i] = sum(w in revealed for w in words) / len(words) if words else 0.0
+        return PrefixScores(
+            top1=top1,
+            top2=top2,
+            seen=np.asarray(seen, dtype=float),
+            token_count=np.asarray(token_count, dtype=float),
+            class_size=info.sizes[best].astype(float),
+            category_match=match,
+            mentioned=mentioned,
+            category=np.array([_index(categories, c.strip().lower()) for c in tossup_category], dtype=int),
+        )
+
+    def _rank_batch(
+        self, texts: Sequence[str], progress: Callable[[Iterable[int]], Iterable[int]] | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(best class index, top-1 cosine, top-2 cosine) per text, ranked in chunks of 256. Only the
+        classes sharing a term with a text are looked at (a text with none gets class 0 and cosines 0)."""
+        best = np.zeros(len(texts), dtype=int)
+        top1, top2 = np.zeros(len(texts)), np.zeros(len(texts))
+        starts: Iterable[int] = range(0, len(texts), 256)
+        for start in progress(starts) if progress else starts:
+            scores = (self._vectors(list(texts[start : start + 256])) @ self._by_term).tocsr()
+            for r in range(scores.shape[0]):
+                lo, hi = scores.indptr[r], scores.indptr[r + 1]
+                data, classes = scores.data[lo:hi], scores.indices[lo:hi]
+                if hi - lo == 1:
+                    best[start + r], top1[start + r] = classes[0], data[0]
+                elif hi - lo > 1:
+                    two = np.argpartition(-data, 1)[:2]
+                    first, second = (two[0], two[1]) if data[two[0]] >= data[two[1]] else (two[1], two[0])
+                    best[start + r], top1[start + r], top2[start + r] = (
+                        classes[first],
+                        data[first],
+                        data[second],
+                    )
+        return best, top1, top2
+
+    def guess_prefix(
+        self, text: str, seen: int, token_count: int | None, category: str = ""
+    ) -> tuple[str, float]:
+        """``(main answer, confidence)`` for a tossup prefix of ``seen`` of ``token_count`` tokens (None:
+        unknown, taken as ``TYPICAL_TOKENS``): with a learned buzzer the calibrated P(right) from the
+        prefix's features, else :meth:`guess`."""
+        if self.buzzer is None:
+            return self.guess(text)
+        token_count = token_count or max(seen, TYPICAL_TOKENS)
+        best, top1, top2 = self._rank_batch([text])
+        if top1[0] <= 0.0:
+            return self.answers[int(best[0])], 0.0
+        scores = self._scores(
+            [text],
+            best,
+            top1,
+            top2,
+            [max(seen, 1)],
+            [max(token_count, seen, 1)],
+            [category],
+            self.buzzer.categories,
+        )
+        return self.answers[int(best[0])], float(self.buzzer.confidence(scores)[0])
+
     def _vectors(self, texts: list[str]) -> sparse.csr_matrix:
         return self.weighting.transform(self.counter.transform(texts))
 
@@ -146,9 +382,13 @@ class TfidfGuesser:
     def guess(self, text_so_far: str) -> tuple[str, float]:
         """Return ``(main answer, confidence in [0, 1])`` for the revealed tossup text.
 
-        Confidence is the calibrated P(correct) when calibration was fitted, else the top-1 cosine similarity.
-        Text with no known term gets the first class with confidence 0.
+        Confidence is the calibrated P(correct) when calibration was fitted, else the top-1 cosine similarity;
+        with a learned buzzer, :meth:`guess_prefix` as if the text were the whole tossup. Text with no
+        known term gets the first class with confidence 0.
         """
+        if self.buzzer is not None:
+            seen = len(text_so_far.split())
+            return self.guess_prefix(text_so_far, seen, seen)
         ((answer, top1, margin),) = self._rank([text_so_far])
         if top1 <= 0.0:
             return answer, 0.0
@@ -156,21 +396,26 @@ class TfidfGuesser:
 
     def bonus_guess(self, leadin: str, part_text: str) -> str:
         """Main answer for a bonus part, guessed from the part text with the leadin as context."""
-        return self.guess(f"{leadin} {part_text}")[0]
+        best, _, _ = self._rank_batch([f"{leadin} {part_text}"])
+        return self.answers[int(best[0])]
 
     def save(self, path: str | Path) -> None:
         """Write the fitted model to ``path`` (joblib, compressed)."""
-        joblib.dump({name: getattr(self, name) for name in _MODEL_FIELDS}, path, compress=3)
+        blob = {name: getattr(self, name) for name in _MODEL_FIELDS}
+        joblib.dump({**blob, "version": REFERENCE_VERSION}, path, compress=3)
 
     @classmethod
     def load(cls, path: str | Path) -> TfidfGuesser:
-        """Read a model written by :meth:`save`. Raises ValueError if the file holds something else.
+        """Read a model written by :meth:`save`. Raises ValueError if the file holds something else or a
+        model of another ``REFERENCE_VERSION`` (retrain it).
 
         Only load files you wrote yourself: joblib unpickles arbitrary objects.
         """
         blob = joblib.load(path)
-        if not isinstance(blob, dict) or set(blob) != set(_MODEL_FIELDS):
+        if not isinstance(blob, dict) or set(blob) != {*_MODEL_FIELDS, "version"}:
             raise ValueError(f"{path}: not a TfidfGuesser model file")
+        if blob["version"] != REFERENCE_VERSION:
+            raise ValueError(f"{path}: a TfidfGuesser of version {blob['version']}, not {REFERENCE_VERSION}")
         return cls(*(blob[name] for name in _MODEL_FIELDS))
 
     @classmethod
@@ -179,15 +424,90 @@ class TfidfGuesser:
         path: str | Path,
         max_year: int | None = None,
         sets: Collection[str] | None = None,
+        *,
+        extra: Sequence[TrainingRecord] = (),
         **train_kwargs: Any,
     ) -> TfidfGuesser:
-        """Train on the tossups of a qbreader JSONL(.gz) dump (``formats.qbreader.iter_tossups``).
+        """The reference bot (:meth:`train_reference`) trained on the tossups and bonus parts of a
+        qbreader JSONL(.gz) dump (:func:`packet_records`) plus ``extra`` records (e.g.
+        :func:`file_records` of a QANTA file).
 
-        ``max_year``: keep tossups with ``year`` ≤ max_year (inclusive); ``sets``: keep only these set names.
+        ``max_year``: keep items with ``year`` ≤ max_year (inclusive); ``sets``: keep only these set names.
         Raises ``formats.FormatError`` (a ValueError naming the file, and the line for a bad line) for a
         missing or malformed file.
         """
-        return cls.train(read_packet_tossups(path, max_year=max_year, sets=sets), **train_kwargs)
+        records = [*packet_records(path, max_year=max_year, sets=sets), *extra]
+        return cls.train_reference(records, **train_kwargs)
+
+
+def packet_records(
+    path: str | Path, *, max_year: int | None = None, sets: Collection[str] | None = None
+) -> list[TrainingRecord]:
+    """Training records of a qbreader dump: each tossup, and each bonus part (its text, without the
+    leadin shared by the three parts), with category, set and year. Raises FormatError."""
+    records = []
+    for kind in ("tossup", "bonus"):
+        for item in iter_items(path, kind=kind, max_year=max_year, sets=sets):
+            category, group = str(item.get("category") or ""), str(item.get("set") or "")
+            year = item.get("year") if isinstance(item.get("year"), int) else None
+            if kind == "tossup":
+                records.append(
+                    TrainingRecord(
+                        item.get("question") or "", item.get("answer") or "", category, group, year
+                    )
+                )
+                continue
+            for text, line in zip(item.get("parts") or [], item.get("answers") or [], strict=False):
+                if isinstance(text, str) and isinstance(line, str):
+                    records.append(TrainingRecord(text, line, category, group, year, tossup=False))
+    return records
+
+
+def file_records(path: str | Path, *, max_year: int | None = None) -> list[TrainingRecord]:
+    """Training records of any question file the importers read (QANTA JSON, the demo packet, …):
+    its tossups and bonus parts. Raises FormatError (a ValueError) for an unreadable file."""
+    from formats.questions import parse_file
+
+    parsed = parse_file(path, max_year=max_year, skip_invalid=True)
+    records = [
+        TrainingRecord(t.question, t.answer_line, t.category or "", t.set_name, t.year)
+        for t in parsed.tossups
+    ]
+    for b in parsed.bonuses:
+        records.extend(
+            TrainingRecord(part.text, part.answer_line, b.category or "", b.set_name, b.year, tossup=False)
+            for part in b.parts
+        )
+    return records
+
+
+def _index(items: list[str], item: str) -> int:
+    try:
+        return items.index(item)
+    except ValueError:
+        return -1
+
+
+def _held_out_years(records: Sequence[TrainingRecord], years: int = _HELD_OUT_YEARS) -> set[str]:
+    """The sets of the latest ``years`` years with tossups (at most all years but the first), held
+    out whole: sets of one year share
+    questions (mirrors, shared packets), which would make a held-out tossup look already seen, and
+    the bot meets questions one or two years newer than its training (the test years)."""
+    known = sorted({r.year for r in records if r.tossup and r.year is not None})
+    if len(known) < 2:
+        raise ValueError("the reference bot needs tossups of at least two years (one to hold out)")
+    latest = set(known[-min(years, len(known) - 1) :])
+    return {r.group for r in records if r.year in latest}
+
+
+def _class_info(categories: list[str], classes: np.ndarray, keep: np.ndarray, n_classes: int) -> ClassInfo:
+    """Per class, the most common category and the document count among the ``keep`` records."""
+    by_class: list[Counter[str]] = [Counter() for _ in range(n_classes)]
+    for category, cls, kept in zip(categories, classes, keep, strict=True):
+        if kept and category:
+            by_class[cls][category] += 1
+    sizes = np.bincount(classes[keep], minlength=n_classes) * (10_000 / max(int(keep.sum()), 1))
+    return ClassInfo([c.most_common(1)[0][0] if c else "" for c in by_class], sizes)
 
 
 def _class_tfidf(

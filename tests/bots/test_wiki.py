@@ -162,8 +162,12 @@ def test_demo_seats_the_reference_bot_with_the_dump(tmp_path: Path) -> None:
     dump = tmp_path / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
     dump.parent.mkdir()
     dump.write_bytes(b"")
+    qanta = tmp_path / "qanta" / "qanta.buzzdev.json.gz"
+    qanta.parent.mkdir()
+    qanta.write_bytes(b"")
     bot = demo_bot(tmp_path)
-    assert bot.runbot_args == ("--bot", "tfidf", "--train", str(dump), "--max-year", "2020")
+    assert bot.runbot_args[:6] == ("--bot", "tfidf", "--train", str(dump), "--extra-train", str(qanta))
+    assert bot.runbot_args[6:8] == ("--max-year", "2020") and bot.runbot_args[8] == "--model-cache"
     assert "never seen these questions" in bot.note
     assert str(DEMO_PACKET) not in " ".join(bot.runbot_args)
 

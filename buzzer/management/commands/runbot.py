@@ -4,7 +4,8 @@
         [--option KEY=VALUE …]                  # any SDK guesser (sdk/, docs/BOTS.md), e.g.
         --guesser tossup_bot.llm:ChatGuesser -o url=http://127.0.0.1:8080/v1 -o model=M
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.gz \
-        [--max-year 2020] [--model-cache model.joblib] [--threshold 0.8]
+        [--extra-train QANTA.json.gz …] [--max-year 2020] [--model-cache model.joblib] [--threshold 0.8]
+        # the reference bot: tossups + bonus parts, a learned buzzer with its own threshold (docs/BOTS.md)
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot embedding --train PACKETS.gz \
         [--max-year 2020] [--max-train 3000] [--model-cache model.npz]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
@@ -27,7 +28,7 @@ from buzzer.bots import embedding, wiki
 from buzzer.bots.client import Model, ModelGuesser
 from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
-from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser
+from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser, file_records
 from buzzer.bots.wiki import WikiGuesser
 from competition.importers import detect_format, parse_file
 from competition.management import progress
@@ -62,18 +63,27 @@ class Command(BaseCommand):
             "--threshold",
             type=float,
             default=None,
-            help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf, replay: {RECOMMENDED_THRESHOLD}, "
+            help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf: its learned buzzer's, else "
+            f"{RECOMMENDED_THRESHOLD}; replay: {RECOMMENDED_THRESHOLD}, "
             f"embedding: {embedding.RECOMMENDED_THRESHOLD}, wiki: {wiki.RECOMMENDED_THRESHOLD})",
         )
         parser.add_argument(
             "--min-tokens",
             type=int,
             default=None,
-            help="built-in bots: never buzz before this many tokens (tfidf, embedding: 10; replay: 0)",
+            help="built-in bots: never buzz before this many tokens (tfidf: the model's, 5 with a learned "
+            "buzzer, else 10; embedding: 10; replay: 0)",
         )
         parser.add_argument(
             "--train",
             help="tfidf, embedding: questions to train on (qbreader JSONL[.gz], QANTA or demo JSON)",
+        )
+        parser.add_argument(
+            "--extra-train",
+            action="append",
+            default=[],
+            metavar="FILE",
+            help="tfidf with a qbreader --train: also train on this question file (e.g. QANTA JSON; repeatable)",
         )
         parser.add_argument(
             "--max-year", type=int, help="tfidf, embedding: train on tossups up to this year (inclusive)"
@@ -121,11 +131,13 @@ class Command(BaseCommand):
         else:
             model = self._tfidf(options)
         threshold = options["threshold"]
-        if threshold is None:
+        if threshold is None:  # the reference TF-IDF bot carries the threshold its buzzer learned
             threshold = embedding.RECOMMENDED_THRESHOLD if kind == "embedding" else RECOMMENDED_THRESHOLD
+            threshold = model.threshold if isinstance(model, TfidfGuesser) else threshold
         min_tokens = options["min_tokens"]
         if min_tokens is None:
             min_tokens = 0 if kind == "replay" else RECOMMENDED_MIN_TOKENS
+            min_tokens = model.min_tokens if isinstance(model, TfidfGuesser) else min_tokens
         return ModelGuesser(model, threshold, min_tokens)
 
     def _wiki(self, options: dict[str, Any]) -> Guesser:
@@ -144,15 +156,29 @@ class Command(BaseCommand):
         cache = Path(options["model_cache"]) if options["model_cache"] else None
         if cache is not None and cache.exists():
             self.stdout.write(f"loading model from {cache}")
-            return TfidfGuesser.load(cache)
+            try:
+                return TfidfGuesser.load(cache)
+            except (AttributeError, ImportError, KeyError, ValueError) as exc:
+                if not options["train"]:
+                    raise CommandError(f"cannot load {cache}: {exc}") from exc
+                self.stdout.write(f"cannot load {cache} ({exc}); retraining")
         if not options["train"]:
             raise CommandError("--bot tfidf needs --train PACKETS.jsonl.gz (or an existing --model-cache)")
         started = time.perf_counter()
-        bar = progress.wrapper(options, desc="counting words", unit="tossup")
+        bar = progress.wrapper(options, desc="counting words", unit="question")
         try:
-            if detect_format(options["train"]) == "qbreader":
+            if detect_format(options["train"]) == "qbreader":  # the reference bot, with its learned buzzer
+                extra = [
+                    r
+                    for f in options.get("extra_train") or []
+                    for r in file_records(f, max_year=options["max_year"])
+                ]
                 guesser = TfidfGuesser.from_packets(
-                    options["train"], max_year=options["max_year"], progress=bar
+                    options["train"],
+                    max_year=options["max_year"],
+                    extra=extra,
+                    progress=bar,
+                    replay_progress=progress.wrapper(options, desc="fitting the buzzer", unit="batch"),
                 )
             else:  # QANTA or the demo packet: the importer's parser reads them
                 parsed = parse_file(options["train"], max_year=options["max_year"])
@@ -163,6 +189,7 @@ class Command(BaseCommand):
             raise CommandError(f"cannot train on {options['train']}: {exc}") from exc
         self.stdout.write(
             f"trained on {len(guesser.answers)} answers in {time.perf_counter() - started:.1f} s"
+            + (f"; buzzer: {guesser.buzzer.describe()}" if guesser.buzzer is not None else "")
         )
         if cache is not None:
             guesser.save(cache)

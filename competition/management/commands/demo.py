@@ -2,7 +2,7 @@
 match on the bundled demo packet (``create_match``) and a bot process, on SQLite.
 
 The bot never trains on the demo packet (:func:`demo_bot`): with the qbreader dump in ``../shared`` it is
-the TF-IDF reference bot trained on the sets up to 2020 (the demo packet is written for Tossup, in no
+the reference TF-IDF bot trained on the sets up to 2020 and QANTA (cached under ``var/cache``) (the demo packet is written for Tossup, in no
 set); without it, the Wikipedia bot (``buzzer.bots.wiki``), which knows only the article summaries of
 an installed package.
 
@@ -39,12 +39,28 @@ class DemoBot:
 def demo_bot(shared_data: str | Path | None = None) -> DemoBot:
     """The bot the demo seats, chosen by what this machine has; ``shared_data`` defaults to
     ``settings.SHARED_DATA_DIR`` (``TOSSUP_SHARED_DATA``). Never trained on the demo packet."""
-    qbreader = Path(shared_data or settings.SHARED_DATA_DIR) / QBREADER
+    shared = Path(shared_data or settings.SHARED_DATA_DIR)
+    qbreader = shared / QBREADER
     if qbreader.exists():
+        extra = [
+            a for q in sorted((shared / "qanta").glob("qanta.*.json.gz")) for a in ("--extra-train", str(q))
+        ]
+        cache = Path(settings.VAR_DIR) / "cache" / "demo-tfidf-2020.joblib"  # retrained if stale
         return DemoBot(
             "TF-IDF bot",
-            ("--bot", "tfidf", "--train", str(qbreader), "--max-year", "2020"),
-            "the reference TF-IDF bot, trained on the qbreader sets up to 2020 (ready in about 20 s); "
+            (
+                "--bot",
+                "tfidf",
+                "--train",
+                str(qbreader),
+                *extra,
+                "--max-year",
+                "2020",
+                "--model-cache",
+                str(cache),
+            ),
+            "the reference TF-IDF bot, trained on the qbreader tossups and bonuses up to 2020 and QANTA, with a "
+            "learned, calibrated buzzer (the first start trains it: a few minutes; later starts load it); "
             "it has never seen these questions",
         )
     try:

@@ -43,6 +43,12 @@ class Command(BaseCommand):
         )
         parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
         parser.add_argument("--train", help="--bot: questions to train on (as runbot)")
+        parser.add_argument(
+            "--extra-train",
+            action="append",
+            metavar="FILE",
+            help="--bot tfidf: also train on this file (as runbot)",
+        )
         parser.add_argument("--max-year", type=int, help="--bot: train on tossups up to this year")
         parser.add_argument(
             "--model-cache", help="--bot: load the model from here, or train and save it here"
@@ -70,7 +76,9 @@ class Command(BaseCommand):
             raise CommandError("give --guesser, --bot or --recorded")
         if options["option"] and not options["guesser"]:
             raise CommandError("--option is for --guesser")
-        if options["guesser"] and any(options[k] is not None for k in ("train", "threshold", "min_tokens")):
+        if options["guesser"] and any(
+            options[k] is not None for k in ("train", "extra_train", "threshold", "min_tokens")
+        ):
             raise CommandError("--train, --threshold and --min-tokens are for --bot")
         if options["limit"] is not None and options["limit"] < 1:
             raise CommandError("--limit must be ≥ 1")
@@ -96,7 +104,17 @@ class Command(BaseCommand):
             self.stdout.write(f"wrote {options['json']}")
 
     def _spec(self, options: dict[str, Any]) -> dict[str, Any]:
-        keys = ("guesser", "bot", "train", "max_year", "model_cache", "threshold", "min_tokens", "tossups")
+        keys = (
+            "guesser",
+            "bot",
+            "train",
+            "extra_train",
+            "max_year",
+            "model_cache",
+            "threshold",
+            "min_tokens",
+        )
+        keys = (*keys, "tossups")
         spec = {k: options[k] for k in keys} | {
             k: options[k] for k in ("humans", "players", "seed", "every", "limit")
         }

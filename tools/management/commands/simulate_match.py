@@ -248,10 +248,17 @@ class Command(BaseCommand):
         from buzzer.bots.client import run_bot
 
         tasks = [asyncio.create_task(s.run(), name=s.name) for s in sims]
-        threshold = RECOMMENDED_THRESHOLD if opts["bot_threshold"] is None else opts["bot_threshold"]
         for guesser, url in bots:
-            # A replay bot buzzes where the recording says; only the live model waits for words.
-            min_tokens = 0 if isinstance(guesser, ReplayGuesser) else RECOMMENDED_MIN_TOKENS
+            # A replay bot buzzes where the recording says; only the live model waits for words. The
+            # reference TF-IDF bot carries the threshold and minimum its learned buzzer was fitted with.
+            threshold = getattr(guesser, "threshold", RECOMMENDED_THRESHOLD)
+            if opts["bot_threshold"] is not None:
+                threshold = opts["bot_threshold"]
+            min_tokens = (
+                0
+                if isinstance(guesser, ReplayGuesser)
+                else getattr(guesser, "min_tokens", RECOMMENDED_MIN_TOKENS)
+            )
             bot = run_bot(url, guesser, threshold=threshold, min_tokens=min_tokens)
             tasks.append(asyncio.create_task(bot, name=type(guesser).__name__))
         await asyncio.sleep(0.5)  # let every client receive its snapshot before the start
@@ -397,13 +404,13 @@ def _cached_guesser(kind: str, train: Path, max_year: int | None, say, bar=None)
     """Train the ``kind`` (tfidf | embedding) bot once per (file, size, mtime, max year, settings); later
     runs load it. ``bar`` (optional) wraps the training's long loop (``progress.wrapper``)."""
     from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
-    from buzzer.bots.tfidf import TfidfGuesser
+    from buzzer.bots.tfidf import REFERENCE_VERSION, TfidfGuesser
 
     if not train.exists():
         raise CommandError(f"{train}: no such file")
     stat = train.stat()
-    # The embedding cache also depends on the training cap.
-    settings_key = f":{DEFAULT_MAX_TRAIN}" if kind == "embedding" else ""
+    # The embedding cache also depends on the training cap; the TF-IDF one on the reference bot's version.
+    settings_key = f":{DEFAULT_MAX_TRAIN}" if kind == "embedding" else f":{REFERENCE_VERSION}"
     key = hashlib.sha256(
         f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}{settings_key}".encode()
     ).hexdigest()
