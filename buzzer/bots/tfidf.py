@@ -256,7 +256,8 @@ class TfidfGuesser:
     ) -> BuzzModel:
         texts, seen, counts, tossup_category, groups, lines = [], [], [], [], [], []
         for k, record in enumerate(tossups):
-            words = strip_marks(record.question.split())[0]
+            # Text only: a media marker left in a training question is not a word to index.
+            words = [w for w in strip_marks(record.question.split())[0] if isinstance(w, str)]
             for n in sorted({*range(_REPLAY_EVERY, len(words) + 1, _REPLAY_EVERY), len(words)}):
                 texts.append(" ".join(words[:n]))
                 seen.append(n)
