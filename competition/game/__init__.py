@@ -7,7 +7,9 @@ Where things are:
 * ``flow``: the lobby, starting the match and each tossup, between questions, the end.
 * ``tossup``: reading words, buzzes, the race between buzzes, the end of a tossup.
 * ``ruling``: answers, prompts, the moderator's rulings, answer timeouts.
-* ``bonus``: bonus parts, answers and rulings.
+* ``bonus``: bonus parts, answers and rulings; the captain's own/consult/abstain decisions.
+* ``proposals``, ``hybrid``: muted and semi-autonomous bot seats (would-be and pending buzzes,
+  confirmation), the moderator's delegation of an answer to the team's AI.
 * ``corrections``: undo, point adjustments, protests, replaying a tossup.
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
@@ -18,8 +20,12 @@ from .commands import (
     Adjust,
     Answer,
     BonusAnswer,
+    BonusSuggestion,
     Buzz,
     Command,
+    ConfirmBuzz,
+    DecideBonus,
+    Delegate,
     End,
     Event,
     Next,
@@ -45,9 +51,11 @@ from .records import (
     Candidate,
     PartResult,
     PendingAnswer,
+    Proposal,
     ProtestNote,
     Resolution,
     RulingRecord,
+    Suggestion,
     TossupRuling,
     WinningBuzz,
 )
@@ -70,6 +78,7 @@ __all__ = [
     "Adjustment",
     "Answer",
     "BonusAnswer",
+    "BonusSuggestion",
     "BonusPartSpec",
     "BonusRuling",
     "BonusRun",
@@ -77,6 +86,9 @@ __all__ = [
     "Buzz",
     "Candidate",
     "Command",
+    "ConfirmBuzz",
+    "DecideBonus",
+    "Delegate",
     "End",
     "Event",
     "MatchConfig",
@@ -87,6 +99,7 @@ __all__ = [
     "Pause",
     "PendingAnswer",
     "PlayerSpec",
+    "Proposal",
     "Protest",
     "ProtestNote",
     "Records",
@@ -100,6 +113,7 @@ __all__ = [
     "RulingRecord",
     "SeatPlayer",
     "SetSpeed",
+    "Suggestion",
     "Skip",
     "Start",
     "TeamSpec",
