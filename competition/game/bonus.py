@@ -157,7 +157,9 @@ def take_suggestion(st: MatchState, cmd: BonusSuggestion, ev: list[Event]) -> No
         raise RuleViolation("bad_value", "suggestions come from the team's bot seats")
     _open_part_of(st, cmd.bonus_id, cmd.part, player.team_id)
     confidence = cmd.confidence
-    ok = isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
+    ok = (
+        isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
+    )
     if not ok or not 0 <= confidence <= 1:
         raise RuleViolation("bad_value", f"confidence must be a number in [0, 1], got {confidence!r}")
     if not isinstance(cmd.guess, str) or not isinstance(cmd.explanation, str):
@@ -167,7 +169,9 @@ def take_suggestion(st: MatchState, cmd: BonusSuggestion, ev: list[Event]) -> No
         raise RuleViolation("already_decided")
     suggestion = Suggestion(player.player_id, b.part, cmd.guess, float(confidence), cmd.explanation)
     b.suggestions = [*(s for s in b.suggestions if s.player_id != player.player_id), suggestion]
-    given = BonusSuggested(b.bonus_id, b.part, player.player_id, cmd.guess, float(confidence), cmd.explanation)
+    given = BonusSuggested(
+        b.bonus_id, b.part, player.player_id, cmd.guess, float(confidence), cmd.explanation
+    )
     ev.append(given.event(f"team:{b.team_id}"))
     ev.append(given.event("moderator"))
 
@@ -205,7 +209,9 @@ def decide_bonus(st: MatchState, cmd: DecideBonus, now: float, ev: list[Event]) 
         rule_bonus(st, Ruling.ABSTAINED, now, ev)
 
 
-def _decide(st: MatchState, decision: BonusDecision, by: int | None, consulted: int | None, ev: list[Event]) -> None:
+def _decide(
+    st: MatchState, decision: BonusDecision, by: int | None, consulted: int | None, ev: list[Event]
+) -> None:
     b = current_bonus(st)
     b.decision, b.consulted = decision, consulted
     ev.append(BonusDecided(b.bonus_id, b.part, b.team_id, decision, by, consulted).event())

@@ -30,7 +30,9 @@ def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) 
     if cmd.player_id is not None:
         confirmer = seated_player(st, cmd.player_id)
         if confirmer.team_id != bot.team_id or confirmer.kind != "human":
-            raise RuleViolation("not_your_team", "only a human teammate or the moderator confirms a bot's buzz")
+            raise RuleViolation(
+                "not_your_team", "only a human teammate or the moderator confirms a bot's buzz"
+            )
     if not cmd.confirm:
         close_proposals(st, [proposal], "declined", cmd.player_id, ev)
         return

@@ -15,7 +15,9 @@ from .specs import PlayerSpec
 from .state import MatchState
 
 
-def divert_bot_buzz(st: MatchState, player: PlayerSpec, candidate: Candidate, now: float, ev: list[Event]) -> None:
+def divert_bot_buzz(
+    st: MatchState, player: PlayerSpec, candidate: Candidate, now: float, ev: list[Event]
+) -> None:
     """A muted or semi-autonomous bot's buzz (``candidate``, its token index decided): log it
     (muted) or hold it for confirmation (semi-autonomous). One of either per seat per tossup at
     a time: RuleViolation("already_buzzed") otherwise."""
@@ -36,9 +38,13 @@ def divert_bot_buzz(st: MatchState, player: PlayerSpec, candidate: Candidate, no
         return
     if any(p.player_id == player.player_id for p in t.proposals):
         raise RuleViolation("already_buzzed")
-    proposal = Proposal(player.player_id, player.team_id, candidate.token_index, now, now + st.config.confirm_window)
+    proposal = Proposal(
+        player.player_id, player.team_id, candidate.token_index, now, now + st.config.confirm_window
+    )
     t.proposals.append(proposal)
-    proposed = BuzzProposed(t.question_id, proposal.player_id, proposal.team_id, proposal.token_index, proposal.deadline)
+    proposed = BuzzProposed(
+        t.question_id, proposal.player_id, proposal.team_id, proposal.token_index, proposal.deadline
+    )
     ev.append(proposed.event(f"team:{player.team_id}"))
     ev.append(proposed.event("moderator"))
 

@@ -10,8 +10,8 @@ from scoring.rules import tossup_points
 from .bonus import bonus_prompt, rule_bonus
 from .commands import Answer, Event, Rule, RuleViolation
 from .events import AnswerGiven, AwaitingRuling, BuzzRuled, Prompted, ReadingResumed
-from .hybrid import answering_seat
 from .guards import current_tossup, require_running, score_table, seated_player
+from .hybrid import answering_seat
 from .records import TossupRuling
 from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState, TossupRun
 from .tossup import can_race, end_tossup

@@ -168,7 +168,9 @@ class MatchConfig:
         if self.bot_delay is not None and not (math.isfinite(self.bot_delay) and self.bot_delay >= 0):
             raise ValueError(f"bot_delay must be a number of seconds ≥ 0, got {self.bot_delay!r}")
         if not (math.isfinite(self.confirm_window) and self.confirm_window > 0):
-            raise ValueError(f"confirm_window must be a positive number of seconds, got {self.confirm_window!r}")
+            raise ValueError(
+                f"confirm_window must be a positive number of seconds, got {self.confirm_window!r}"
+            )
 
     @property
     def reaction_delay(self) -> float:

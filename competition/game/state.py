@@ -217,7 +217,9 @@ class MatchState:
             scores=dict(self.scores),
             tossup=self.tossup and self.tossup.copy(),
             bonus=self.bonus
-            and replace(self.bonus, results=list(self.bonus.results), suggestions=list(self.bonus.suggestions)),
+            and replace(
+                self.bonus, results=list(self.bonus.results), suggestions=list(self.bonus.suggestions)
+            ),
             history=list(self.history),
             adjustments=list(self.adjustments),
             protests=list(self.protests),

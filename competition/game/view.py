@@ -10,6 +10,7 @@ folding a command's visible events into the view before it gives the view after 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.rules import bonus_points
@@ -58,7 +59,7 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
     st = state
     seat = st.player(viewer) if viewer is not None else None
     # Team-only parts: the moderator sees every team's, a seat its own team's, a spectator none.
-    team: int | None | bool = True if moderator else (seat.team_id if seat else None) if viewer is not None else False
+    team = Team(moderator or viewer is not None, moderator, seat.team_id if seat else None)
     snapshot: dict[str, Any] = {
         "status": st.status,
         "phase": st.phase,
@@ -113,13 +114,21 @@ RECEIVED_FIELDS = (
 )
 
 
-def _sees(team: int | None | bool, team_id: int) -> bool:
-    """Whether a viewer with team-visibility ``team`` (True: every team; False or None: none;
-    an id: that team) sees what is meant for ``team_id``."""
-    return team is True or (team is not False and team is not None and team == team_id)
+@dataclass(frozen=True)
+class Team:
+    """What a viewer sees of the team-only parts (pending semi-autonomous buzzes, AI
+    suggestions): ``shown`` the key at all (moderator, seats), ``every`` team's (the moderator),
+    else only team ``team_id``'s (None: an unseated viewer, none)."""
+
+    shown: bool
+    every: bool
+    team_id: int | None
+
+    def sees(self, team_id: int) -> bool:
+        return self.every or self.team_id == team_id
 
 
-def _tossup_view(st: MatchState, moderator: bool, team: int | None | bool) -> dict[str, Any] | None:
+def _tossup_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] | None:
     t = st.tossup
     if t is None:
         return None
@@ -155,8 +164,8 @@ def _tossup_view(st: MatchState, moderator: bool, team: int | None | bool) -> di
                 verdict=b.verdict if waiting else None,
                 reason=b.reason if waiting else None,
             )
-    if team is not False:
-        out["proposals"] = [_proposal_entry(p.to_dict()) for p in t.proposals if _sees(team, p.team_id)]
+    if team.shown:
+        out["proposals"] = [_proposal_entry(p.to_dict()) for p in t.proposals if team.sees(p.team_id)]
     if moderator:
         # Every buzz of the open race (a bot's included while in its reaction delay), as received.
         racing = [_racing_entry(t.question_id, c) for c in [*t.candidates, *t.held]]
@@ -185,7 +194,7 @@ def _racing_order(c: dict[str, Any]) -> tuple[float, int]:
     return (c["received_at"], c["player_id"])
 
 
-def _bonus_view(st: MatchState, moderator: bool, team: int | None | bool) -> dict[str, Any] | None:
+def _bonus_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] | None:
     b = st.bonus
     if b is None:
         return None
@@ -217,8 +226,8 @@ def _bonus_view(st: MatchState, moderator: bool, team: int | None | bool) -> dic
         "decision": b.decision,
         "consulted": b.consulted,
     }
-    if team is not False:
-        out["suggestions"] = [s.to_dict() for s in b.suggestions] if _sees(team, b.team_id) else []
+    if team.shown:
+        out["suggestions"] = [s.to_dict() for s in b.suggestions] if team.sees(b.team_id) else []
     if b.pending is not None and moderator:
         # the answer is always to the open part: named, as bonus_answer_given names it
         out["pending"] = {"part": b.part, **b.pending.to_dict()}
@@ -323,7 +332,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         case "buzz_ruled":
             keys = ("tossup_index", "question_id", "player_id", "team_id", "guess", "verdict", "ruling")
             entry = {k: d[k] for k in (*keys, "points", "token_index", "token_count", "at")}
-            v["history"].append({"kind": "tossup", **entry, "undone": False, "answerer_id": d.get("answerer_id")})
+            v["history"].append(
+                {"kind": "tossup", **entry, "undone": False, "answerer_id": d.get("answerer_id")}
+            )
             t["buzz"] = None
             v["phase"] = _reading_phase(t)
         case "reading_resumed":
@@ -354,7 +365,13 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         case "bonus_answer_lines":
             b["parts"] = [{**p, "result": None} for p in d["parts"]]
         case "bonus_part":
-            b.update(part=d["part"], answer_deadline=d["answer_deadline"], pending=None, decision="", consulted=None)
+            b.update(
+                part=d["part"],
+                answer_deadline=d["answer_deadline"],
+                pending=None,
+                decision="",
+                consulted=None,
+            )
             if seated:
                 b["suggestions"] = []
             if not moderator:
@@ -381,7 +398,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             b.update(points=b["points"] + d["points"], pending=None, answer_deadline=None)
             keys = ("tossup_index", "bonus_id", "team_id", "part", "player_id", "guess", "ruling")
             entry = {k: d[k] for k in (*keys, "verdict", "points", "at")}
-            v["history"].append({"kind": "bonus", **entry, "undone": False, "decision": d.get("decision", "")})
+            v["history"].append(
+                {"kind": "bonus", **entry, "undone": False, "decision": d.get("decision", "")}
+            )
         case "bonus_ended":
             b.update(points=d["points"], pending=None, answer_deadline=None)
             v["phase"] = "between"

@@ -138,7 +138,9 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
     if action == "confirm":
         pending = [p.player_id for p in t.proposals] if t is not None else []
         return ConfirmBuzz(
-            draw(st.sampled_from(pending or bots)), draw(st.booleans()), draw(st.sampled_from([None, *players]))
+            draw(st.sampled_from(pending or bots)),
+            draw(st.booleans()),
+            draw(st.sampled_from([None, *players])),
         )
     if action == "delegate":
         return Delegate(draw(st.sampled_from([None, *bots])))

@@ -9,7 +9,15 @@ from dataclasses import fields
 import jsonschema
 import pytest
 
-from scoring.rules import PRESETS_DIR, SCHEMA_PATH, Preset, bonus_points, known_presets, load_preset, tossup_points
+from scoring.rules import (
+    PRESETS_DIR,
+    SCHEMA_PATH,
+    Preset,
+    bonus_points,
+    known_presets,
+    load_preset,
+    tossup_points,
+)
 
 QANTA = load_preset("qanta26")
 STATIC = load_preset("qanta26_static")
