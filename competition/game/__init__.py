@@ -59,7 +59,16 @@ from .records import (
     TossupRuling,
     WinningBuzz,
 )
-from .specs import BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, tokenize_tossup
+from .specs import (
+    BonusPartSpec,
+    BonusSpec,
+    MatchConfig,
+    PlayerSpec,
+    TeamSpec,
+    TossupSpec,
+    check_seat,
+    tokenize_tossup,
+)
 from .state import (
     BonusRun,
     MatchSpec,
@@ -125,6 +134,7 @@ __all__ = [
     "WinningBuzz",
     "apply",
     "apply_event",
+    "check_seat",
     "event_audiences",
     "new_match",
     "records_from_dict",
