@@ -66,6 +66,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "wpm": st.wpm,
         "paused": st.paused,
         "preset": st.config.preset.name,
+        # The captain chooses own answer / consult the AI / abstain on each bonus part.
+        "bonus_decisions": st.config.preset.bonus_decisions,
         "teams": [
             {"team_id": t.team_id, "name": t.name, "kind": t.kind, "score": st.scores[str(t.team_id)]}
             for t in st.teams
