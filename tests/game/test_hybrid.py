@@ -16,6 +16,7 @@ from competition.game import (
     MatchConfig,
     Pause,
     PlayerSpec,
+    ReplayTossup,
     Resume,
     Rule,
     RuleViolation,
@@ -516,3 +517,17 @@ def test_seat_buzz_settings_are_checked():
     assert events[0].data["buzz_mode"] == "semi_autonomous" and events[0].data["min_token"] == 4
     with pytest.raises(ValueError, match="buzz_mode"):
         new_match(state.config, state.teams, [PlayerSpec(1, TEAM_A, "x", "bot", "mid", "loud")], [], [])
+
+
+def test_a_replay_closes_the_pending_proposals():
+    d = hybrid()
+    d.run_until(T0 + 1)
+    d.do(Buzz(SEMI_A, Q0, 1), T0 + 1)
+    events = d.do(ReplayTossup(), T0 + 1.5)
+    closed = [(e.event, e.audience, e.data.get("outcome", e.data.get("reason"))) for e in events[:3]]
+    assert closed == [
+        ("proposal_closed", f"team:{TEAM_A}", "tossup_ended"),
+        ("proposal_closed", "moderator", "tossup_ended"),
+        ("buzz_lost", f"player:{SEMI_A}", "tossup_ended"),
+    ]
+    assert d.state.tossup.proposals == []
