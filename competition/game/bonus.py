@@ -239,7 +239,8 @@ def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> No
     p = b.pending
     player_id, guess, verdict = (None, "", "") if p is None else (p.player_id, p.guess, p.verdict)
     # A consulted part is deflated by the consulted bot's class (a prompt's reply included).
-    answerer: PlayerSpec | None = st.player(b.consulted if b.consulted is not None else player_id or 0)
+    answerer_id = b.consulted if b.consulted is not None else player_id
+    answerer: PlayerSpec | None = None if answerer_id is None else st.player(answerer_id)
     bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
     decision = b.decision
     points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, decision)
