@@ -51,7 +51,7 @@ def room(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator[R
         yield r
 
 
-def hybrid_match(room: Room) -> dict[str, Any]:
+def hybrid_match(room: Room, bot: str = "Robo@Team A:mid:semi_autonomous") -> dict[str, Any]:
     config = {"wpm": 150, "answer_window": 20, "bonus_part_window": 60, "confirm_window": 30}
     out = manage(
         room.env,
@@ -63,7 +63,7 @@ def hybrid_match(room: Room) -> dict[str, Any]:
         "--preset",
         "qanta26",
         "--team-bot",
-        "Robo@Team A:mid:semi_autonomous",
+        bot,
         "--config",
         json.dumps(config),
         "--json",
@@ -78,16 +78,11 @@ def bot_send(page: Any, match: dict[str, Any], frame: dict[str, Any] | None) -> 
     return page.evaluate(BOT_JS, [match["code"], bot["token"], frame])
 
 
-def bot_event(page: Any, name: str) -> dict[str, Any]:
-    """The data of the first ``name`` event the bot's socket received (waits for it)."""
-    page.wait_for_function(
-        "(name) => (window.__bot.frames || []).some((f) => f.type === 'event' && f.event === name)", arg=name
-    )
-    return dict(
-        page.evaluate(
-            "(name) => window.__bot.frames.find((f) => f.type === 'event' && f.event === name).data", name
-        )
-    )
+def bot_event(page: Any, name: str, nth: int = 0) -> dict[str, Any]:
+    """The data of the ``nth`` ``name`` event the bot's socket received (waits for it)."""
+    events = "(window.__bot.frames || []).filter((f) => f.type === 'event' && f.event === name)"
+    page.wait_for_function(f"([name, nth]) => {events}.length > nth", arg=[name, nth])
+    return dict(page.evaluate(f"([name, nth]) => {events}[nth].data", [name, nth]))
 
 
 def test_a_captain_confirms_the_ais_buzz_and_consults_it_on_a_bonus_part(room: Room) -> None:
@@ -160,4 +155,46 @@ def test_a_captain_confirms_the_ais_buzz_and_consults_it_on_a_bonus_part(room: R
         expect(captain.locator("#consult")).to_be_visible()  # part 2: a new choice
         captain.get_by_role("button", name="Abstain").tap()
         expect(captain.locator("#bonus-result")).to_have_text("Part 2: abstained (+1) — abstain")
+    assert errors == []
+
+
+def test_the_moderator_delegates_an_answer_to_the_teams_ai_from_the_dashboard_and_reverts(room: Room) -> None:
+    from playwright.sync_api import expect
+
+    match = hybrid_match(room, "Robo@Team A:mid")
+    errors: list[str] = []
+    with chromium() as browser:
+        captain = browser.new_context(viewport=IPAD, has_touch=True).new_page()
+        dashboard = browser.new_page()
+        helper = browser.new_page()  # the bot's socket
+        for page in (captain, dashboard):
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+        join(captain, room.url, match["code"], "Ada", "Team A")
+        dashboard.goto(match["dashboard_url"])
+        helper.goto(room.url)
+        bot_send(helper, match, None)
+        moderate(helper, match, name="start")
+        expect(captain.locator("#q-text .w").nth(1)).to_be_visible(timeout=15_000)
+        captain.locator("#buzz").tap()
+        expect(captain.locator("#answer-input")).to_be_visible()
+
+        tools = dashboard.locator("#hybrid-tools")
+        tools.get_by_role("button", name="Delegate to Robo").click()
+        delegated = bot_event(helper, "answer_delegated")
+        assert delegated["answerer_id"] == match["bots"][0]["player_id"]
+        expect(captain.locator("#banner")).to_have_text("The moderator gave the answer to Robo")
+        tools.get_by_role("button", name="Revert to Ada").click()
+        assert bot_event(helper, "answer_delegated", 1)["answerer_id"] == delegated["player_id"]
+        expect(captain.locator("#banner")).to_have_text("Ada answers again")
+        tools.get_by_role("button", name="Delegate to Robo").click()
+        bot_event(helper, "answer_delegated", 2)
+        qid = delegated["question_id"]
+        bot_send(helper, match, {"type": "answer", "question_id": qid, "text": "Moby Dick"})
+        dashboard.locator("#ruling button[data-rule=accept]").click()
+        ruled = bot_event(helper, "buzz_ruled")
+        assert (ruled["player_id"], ruled["answerer_id"], ruled["points"]) == (
+            delegated["player_id"],
+            delegated["answerer_id"],
+            12,  # a power (15) answered by a mid AI: × 0.8
+        )
     assert errors == []
