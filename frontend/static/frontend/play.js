@@ -503,13 +503,17 @@ function renderConfirm() {
   const human = !m.you || m.you.kind !== "bot";
   const pending = t && human && !t.outcome ? (t.proposals || []).filter((p) => p.team_id === myTeam()) : [];
   $("confirm").hidden = !pending.length;
-  const html = pending.map((p) => {
-    const left = Math.max(0, Math.ceil(p.deadline - (Date.now() / 1000 + clock.offset)));
-    return `<li><span>${escapeHtml(playerName(p.player_id))} would buzz at word ${p.token_index + 1} (${left} s)</span>`
-      + `<button type="button" class="primary" data-confirm="${p.player_id}">Confirm buzz</button>`
-      + `<button type="button" data-decline="${p.player_id}">Decline</button></li>`;
-  }).join("");
-  if ($("confirm-list").innerHTML !== html) $("confirm-list").innerHTML = html;
+  // Rebuilt only when the pending buzzes change, so a tap never lands on a replaced button.
+  const html = pending.map((p) => `<li><span>${escapeHtml(playerName(p.player_id))} would buzz at word ${p.token_index + 1} (<span class="left" data-deadline="${p.deadline}"></span> s)</span>`
+    + `<button type="button" class="primary" data-confirm="${p.player_id}">Confirm buzz</button>`
+    + `<button type="button" data-decline="${p.player_id}">Decline</button></li>`).join("");
+  if ($("confirm-list").dataset.html !== html) {
+    $("confirm-list").innerHTML = html;
+    $("confirm-list").dataset.html = html;
+  }
+  for (const el of $("confirm-list").querySelectorAll(".left")) {
+    el.textContent = String(Math.max(0, Math.ceil(Number(el.dataset.deadline) - (Date.now() / 1000 + clock.offset))));
+  }
 }
 
 /** The team's captain: its first human seat (the engine's rule). */
