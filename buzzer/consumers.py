@@ -334,6 +334,37 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 text=msg["text"],
                 now=now,
             )
+        if kind in ("confirm_buzz", "decline_buzz"):
+            return services.confirm_buzz(
+                match_id=self.match_id,
+                bot_id=msg["bot_id"],
+                confirm=kind == "confirm_buzz",
+                player_id=player_id,
+                now=now,
+            )
+        if kind == "bonus_suggestion":
+            return services.bonus_suggestion(
+                match_id=self.match_id,
+                player_id=player_id,
+                bonus_id=msg["bonus_id"],
+                part=msg["part"],
+                guess=msg["guess"],
+                confidence=msg["confidence"],
+                explanation=msg.get("explanation", ""),
+                now=now,
+            )
+        if kind == "bonus_decision" or (kind == "command" and msg["name"] == "bonus_decision"):
+            # A consult is judged by the service, as any bonus answer (moderator or captain).
+            return services.decide_bonus(
+                match_id=self.match_id,
+                bonus_id=msg["bonus_id"],
+                part=msg["part"],
+                decision=msg["decision"],
+                player_id=player_id,
+                bot_id=msg.get("bot_id"),
+                now=now,
+                command_id=protocol.command_id(msg) if kind == "command" else "",
+            )
         if kind == "flag":
             reporter = self.player.name if self.player is not None else str(Role.MODERATOR)
             return services.flag_question(

@@ -15,7 +15,7 @@ from typing import Any
 
 from competition import game
 from competition.errors import RULE_CODES, SERVICE_CODES, TossupError
-from competition.vocabulary import CONNECTION_ROLES, MODERATOR_VERDICTS, FlagProblem, Role
+from competition.vocabulary import CONNECTION_ROLES, MODERATOR_VERDICTS, BonusDecision, FlagProblem, Role
 
 _NUM = (int, float)
 _INT = (int,)
@@ -49,11 +49,13 @@ class FrameSpec:
 @dataclass(frozen=True)
 class CommandSpec:
     """A moderator ``command`` ``name``: the engine command it becomes and its fields (besides
-    ``name`` and ``command_id``), which are the engine command's keyword arguments."""
+    ``name`` and ``command_id``), which are the engine command's keyword arguments, with
+    ``fixed`` keyword arguments of its own (e.g. ``confirm`` of confirm_buzz / decline_buzz)."""
 
     command: type
     fields: dict[str, Field]
     doc: str
+    fixed: tuple[tuple[str, Any], ...] = ()
 
 
 MAX_FRAME = 4096
@@ -111,6 +113,37 @@ FRAMES: dict[str, FrameSpec] = {
             "text": Field(_STR, "the answer"),
         },
         "the controlling team's answer to the open part",
+    ),
+    "confirm_buzz": FrameSpec(
+        _PLAYERS,
+        {"bot_id": Field(_INT, "the semi-autonomous bot seat of the player's team")},
+        "a human teammate confirms the bot's pending buzz (`buzz_proposed`): it joins the race now",
+    ),
+    "decline_buzz": FrameSpec(
+        _PLAYERS,
+        {"bot_id": Field(_INT, "the semi-autonomous bot seat of the player's team")},
+        "a human teammate declines the bot's pending buzz",
+    ),
+    "bonus_suggestion": FrameSpec(
+        _PLAYERS,
+        {
+            "bonus_id": Field(_INT, "the live bonus"),
+            "part": Field(_INT, "0-based open part"),
+            "guess": Field(_STR, "the bot's answer", max_length=500),
+            "confidence": Field(_NUM, "in [0, 1]", minimum=0, maximum=1),
+            "explanation": Field(_STR, "for the team's captain", required=False, max_length=MAX_COMMENT),
+        },
+        "a bot seat suggests its answer to the open part to its team's captain (presets with bonus decisions)",
+    ),
+    "bonus_decision": FrameSpec(
+        _PLAYERS,
+        {
+            "bonus_id": Field(_INT, "the live bonus"),
+            "part": Field(_INT, "0-based open part"),
+            "decision": Field(_STR, "the captain's choice", choices=tuple(BonusDecision)),
+            "bot_id": Field(_INT, "consult: whose suggestion (default: the first)", required=False),
+        },
+        "the team's captain (its first human seat) decides on the open part: own answer, consult the AI, abstain",
     ),
     "flag": FrameSpec(
         (Role.PLAYER, Role.MODERATOR),
@@ -184,6 +217,37 @@ COMMANDS: dict[str, CommandSpec] = {
     ),
     "reveal": CommandSpec(
         game.Reveal, {}, "end the tossup being read (or in dead time) now, unanswered, and show its answer"
+    ),
+    "confirm_buzz": CommandSpec(
+        game.ConfirmBuzz,
+        {"bot_id": Field(_INT, "the semi-autonomous bot seat")},
+        "confirm a semi-autonomous bot's pending buzz: it joins the race now",
+        fixed=(("confirm", True),),
+    ),
+    "decline_buzz": CommandSpec(
+        game.ConfirmBuzz,
+        {"bot_id": Field(_INT, "the semi-autonomous bot seat")},
+        "decline a semi-autonomous bot's pending buzz",
+        fixed=(("confirm", False),),
+    ),
+    "delegate": CommandSpec(
+        game.Delegate,
+        {
+            "bot_id": Field(
+                _INT, "a bot seat of the buzzer's team (absent: revert to the buzzer)", required=False
+            )
+        },
+        "give the answer of the buzz being answered to the buzzer's team's AI, or back to the buzzer",
+    ),
+    "bonus_decision": CommandSpec(
+        game.DecideBonus,
+        {
+            "bonus_id": Field(_INT, "the live bonus"),
+            "part": Field(_INT, "0-based open part"),
+            "decision": Field(_STR, "own, consult or abstain", choices=tuple(BonusDecision)),
+            "bot_id": Field(_INT, "consult: whose suggestion (default: the first)", required=False),
+        },
+        "decide on the open bonus part for the controlling team (consult: the suggestion is judged)",
     ),
 }
 # The websocket server refuses larger frames before reading them (UTF-8: ≤ 4 bytes a character).
@@ -326,7 +390,7 @@ def moderator_command(msg: dict[str, Any]) -> Any:
     """The engine command for a validated ``command`` frame (its fields are the command's keyword
     arguments; absent optional fields take the command's defaults)."""
     spec = COMMANDS[msg["name"]]
-    return spec.command(**{name: msg[name] for name in spec.fields if name in msg})
+    return spec.command(**{name: msg[name] for name in spec.fields if name in msg}, **dict(spec.fixed))
 
 
 class RateLimiter:
@@ -348,7 +412,9 @@ class RateLimiter:
 
 # Frames that act for a seat, limited per seat across all its sockets (on top of the per-socket
 # limit): a person presses a buzzer and answers a few times a tossup, never dozens a second.
-SEAT_LIMITED = frozenset({"buzz", "answer", "bonus_answer"})
+SEAT_LIMITED = frozenset(
+    {"buzz", "answer", "bonus_answer", "confirm_buzz", "decline_buzz", "bonus_suggestion", "bonus_decision"}
+)
 
 
 class SeatLimiter:

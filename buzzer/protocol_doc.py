@@ -117,16 +117,19 @@ def _annotation_schema(tp: Any) -> dict[str, Any]:
 
 def event_schemas() -> dict[str, dict[str, Any]]:
     """``{event type: schema of its data}`` for every typed payload (two payloads may share a
-    type, e.g. ``awaiting_ruling`` for tossups and bonus parts: then any of them)."""
+    type, e.g. ``awaiting_ruling`` for tossups and bonus parts: then any of them). A field with a
+    default (e.g. ``buzz_ruled``'s ``answerer_id``) is optional: the payload leaves it out when unset."""
     out: dict[str, list[dict[str, Any]]] = {}
     for cls in payload_classes():
         hints = typing.get_type_hints(cls)
-        names = [f.name for f in dataclasses.fields(typing.cast(Any, cls))]
+        fields = dataclasses.fields(typing.cast(Any, cls))
+        names = [f.name for f in fields]
+        unset = (dataclasses.MISSING, dataclasses.MISSING)
         schema = {
             "type": "object",
             "description": f"{_doc(cls)} Audience: {cls.AUDIENCE}.".strip(),
             "properties": {n: _annotation_schema(hints[n]) for n in names},
-            "required": names,
+            "required": [f.name for f in fields if (f.default, f.default_factory) == unset],
         }
         out.setdefault(cls.EVENT, []).append(schema)
     return {k: v[0] if len(v) == 1 else {"anyOf": v} for k, v in out.items()}

@@ -46,6 +46,14 @@ RULE_CODES: dict[str, str] = {
     "unknown_protest": "no such open protest",
     "nothing_to_undo": "undo with no ruling to undo",
     "no_tossups": "start with no tossups",
+    "already_buzzed": "this bot seat already has a would-be or pending buzz on this tossup",
+    "no_pending_buzz": "a confirmation with no semi-autonomous buzz waiting for it",
+    "not_your_team": "a confirmation, delegation or decision by a seat of another team",
+    "not_captain": "a bonus decision from a seat that is not the team's captain",
+    "no_bonus_decisions": "a bonus suggestion or decision under a preset without bonus decisions",
+    "already_decided": "the captain already decided on this bonus part",
+    "no_suggestion": "consult with no suggestion from the team's AI on this part",
+    "bots_suggest": "a bot's bonus answer on a team with a human captain: the bot suggests, the captain decides",
 }
 
 # The service's refusals (``ServiceError.code``).

@@ -43,6 +43,10 @@ IMPORTED = "match_imported"
 EVENT_NAME = "Tossup"
 
 
+# The captain's bonus decision (competition.vocabulary.BonusDecision) in qb-tournament-runner's words.
+RUNNER_DECISIONS = {"own": "own", "consult": "consult_ai", "abstain": "abstain"}
+
+
 def play_log(match: Match) -> list[dict[str, Any]]:
     """Every tossup cycle of a live-played ``match`` rebuilt from its event log, in play order (the
     shape in the module docstring); the exports below are views of it."""
@@ -148,6 +152,7 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                     "isCorrect": d["ruling"] == "correct",
                     "verdict": bonus_verdicts.get(ev.seq, ""),
                     "ruling": d["ruling"],
+                    "decision": d.get("decision", ""),
                     "undone": False,
                     "answerline": d["answer_line"],
                     "ruled_at": at,
@@ -372,7 +377,8 @@ def runner_cycles(match: Match) -> list[runner.Cycle]:
                     continue
                 who = players.get(p["playerId"]) if p["playerId"] is not None else None
                 responses = {who.name: p["guess"]} if who is not None else {}
-                parts.append(runner.BonusPart(b["teamName"], p["points"], responses, p["guess"]))
+                decision = RUNNER_DECISIONS.get(p.get("decision", ""))
+                parts.append(runner.BonusPart(b["teamName"], p["points"], responses, p["guess"], decision))
             bonus = runner.BonusResponse(b["index"], b["teamName"], tuple(parts))
         out.append(runner.Cycle(tossups, bonus))
     return out

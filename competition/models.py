@@ -12,7 +12,7 @@ import secrets
 from django.db import IntegrityError, models, transaction
 from django.db.models.functions import Lower
 
-from competition.vocabulary import FLAG_ROLES, FlagProblem
+from competition.vocabulary import FLAG_ROLES, BuzzMode, FlagProblem
 
 
 def new_join_code() -> str:
@@ -289,6 +289,15 @@ class Player(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.HUMAN)
     token = models.CharField(max_length=64, unique=True, default=new_token)
     weight_class = models.CharField(max_length=10, blank=True, help_text="bots: light | mid | heavy")
+    buzz_mode = models.CharField(
+        max_length=20,
+        default=BuzzMode.AUTONOMOUS,
+        choices=[(m.value, m.value) for m in BuzzMode],
+        help_text="bots: autonomous | semi_autonomous (a teammate confirms) | muted (logged only)",
+    )
+    min_token = models.PositiveIntegerField(
+        default=0, help_text="bots: may not buzz before this 0-based token"
+    )
     reclaim_code = models.CharField(
         max_length=16,
         blank=True,

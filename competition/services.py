@@ -37,7 +37,7 @@ from competition.models import (
     Tossup,
     new_token,
 )
-from competition.vocabulary import Audience, FlagProblem, Role
+from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
 from scoring.rules import load_preset
@@ -92,7 +92,10 @@ def create_match(
     seats: list[dict[str, Any]] | None = None,
 ) -> Match:
     """Create a match in the lobby with human ``teams`` (names) and ``bots``
-    (``[{"name", "weight_class"}]``, each on a team of its own). ``config`` overrides
+    (``[{"name", "weight_class", "team"?, "buzz_mode"?, "min_token"?}]``): a bot without ``team``
+    plays on a team of its own; with ``team`` (one of ``teams``) it takes a seat on that human
+    team (a hybrid team, HYBRID.md) with its ``buzz_mode`` (autonomous | semi_autonomous |
+    muted; default autonomous) and ``min_token`` (default 0). ``config`` overrides
     :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
     ``identities`` (team name → team Competitor) and ``seats`` (``[{"team", "name", "kind",
     "weight_class", "competitor"}]``: humans and AI players seated on the human teams from the
@@ -100,8 +103,8 @@ def create_match(
     across matches.
 
     Raises ServiceError for unknown presets, no tossups, duplicate team or seat names, a seat on
-    no team of the match, a tossup whose media marker is malformed or names a file never
-    imported."""
+    no team of the match, a bot's unknown team or invalid buzz settings, a tossup whose media
+    marker is malformed or names a file never imported."""
     try:
         preset_obj = load_preset(preset)
     except ValueError as exc:
@@ -110,7 +113,13 @@ def create_match(
         raise ServiceError("invalid", "a match needs at least one tossup")
     names = [t.strip() for t in teams if t.strip()]
     bots = bots or []
-    all_team_names = names + [b["name"] for b in bots]
+    for bot in bots:
+        if bot.get("team") is not None and bot["team"] not in names:
+            raise ServiceError("invalid", f"bot {bot['name']!r}: no human team named {bot['team']!r}")
+        problem = game.check_seat("bot", bot.get("buzz_mode", "autonomous"), bot.get("min_token", 0))
+        if problem:
+            raise ServiceError("invalid", f"bot {bot['name']!r}: {problem}")
+    all_team_names = names + [b["name"] for b in bots if b.get("team") is None]
     if len(set(all_team_names)) != len(all_team_names):
         raise ServiceError("invalid", "team and bot names must be unique")
     seat_names = [s["name"] for s in seats or []] + [b["name"] for b in bots]
@@ -132,7 +141,7 @@ def create_match(
         match = Match.objects.create(
             name=name, preset=preset, config=cfg.to_dict(), tossup_ids=tossup_ids, bonus_ids=bonus_ids
         )
-        made = {
+        human_teams = {
             team_name: Team.objects.create(
                 match=match,
                 name=team_name,
@@ -142,24 +151,28 @@ def create_match(
             for team_name in names
         }
         for seat in seats or []:
-            if seat["team"] not in made:
+            if seat["team"] not in human_teams:
                 raise ServiceError("invalid", f"seat {seat['name']!r}: no team named {seat['team']!r}")
             Player.objects.create(
                 match=match,
-                team=made[seat["team"]],
+                team=human_teams[seat["team"]],
                 name=seat["name"],
                 kind=seat.get("kind", Player.Kind.HUMAN),
                 weight_class=seat.get("weight_class", ""),
                 competitor=seat.get("competitor"),
             )
         for bot in bots:
-            team = Team.objects.create(match=match, name=bot["name"], kind=Team.Kind.BOT)
+            team = human_teams.get(bot.get("team") or "") or Team.objects.create(
+                match=match, name=bot["name"], kind=Team.Kind.BOT
+            )
             Player.objects.create(
                 match=match,
                 team=team,
                 name=bot["name"],
                 kind=Player.Kind.BOT,
                 weight_class=bot.get("weight_class", ""),
+                buzz_mode=bot.get("buzz_mode", "autonomous"),
+                min_token=bot.get("min_token", 0),
             )
         _build_lobby_state(match)
     return match
@@ -170,7 +183,10 @@ def _build_lobby_state(match: Match) -> None:
     are added by ``game.SeatPlayer`` through :func:`apply_command` (see :func:`join_match`)."""
     cfg = game.MatchConfig.from_dict(match.config)
     teams = [game.TeamSpec(t.id, t.name, t.kind) for t in match.teams.all()]
-    players = [game.PlayerSpec(p.id, p.team_id, p.name, p.kind, p.weight_class) for p in match.players.all()]
+    players = [
+        game.PlayerSpec(p.id, p.team_id, p.name, p.kind, p.weight_class, p.buzz_mode, p.min_token)
+        for p in match.players.all()
+    ]
     tossups = {t.id: t for t in Tossup.objects.filter(id__in=match.tossup_ids)}
     bonuses = {b.id: b for b in Bonus.objects.filter(id__in=match.bonus_ids)}
     state = game.new_match(
@@ -624,7 +640,7 @@ def _project(
 def _bonus_verdict(command: Any, old: game.MatchState, d: dict[str, Any]) -> str:
     """The judge's verdict on a bonus part: from this command, or from the answer the
     moderator has just ruled on."""
-    if isinstance(command, game.BonusAnswer):
+    if isinstance(command, game.BonusAnswer | game.DecideBonus):
         return command.verdict
     pending = old.bonus.pending if old.bonus is not None else None
     return pending.verdict if pending is not None else ""
@@ -677,7 +693,8 @@ def answer(
 
 def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Judgement:
     t = state.tossup
-    if t is None or t.question_id != question_id or not t.buzz or t.buzz.player_id != player_id:
+    answering = t.buzz and (t.buzz.answerer_id or t.buzz.player_id) if t is not None else None
+    if t is None or t.question_id != question_id or answering != player_id:
         # Not this player's turn: the engine refuses the Answer with the precise reason.
         return Judgement(Verdict.REJECT, None, "no answer expected")
     spec = state.tossups[t.index]
@@ -704,6 +721,69 @@ def bonus_answer(
         player_id, bonus_id, part, text[:500], verdict.verdict, verdict.reason, verdict.directed_prompt
     )
     return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+
+
+def confirm_buzz(
+    *, match_id: int, bot_id: int, confirm: bool, player_id: int | None, now: float | None = None
+) -> Applied:
+    """A human teammate (``player_id``) or the moderator (None) confirms or declines the pending
+    buzz of semi-autonomous bot seat ``bot_id`` (``game.ConfirmBuzz``; the engine checks that
+    the confirmer is on the bot's team)."""
+    cmd = game.ConfirmBuzz(bot_id, confirm, player_id)
+    who = actor_name(Role.MODERATOR) if player_id is None else actor_name(Role.PLAYER, player_id)
+    return apply_command(match_id=match_id, command=cmd, actor=who, now=now)
+
+
+MAX_EXPLANATION = 1000  # characters of a bonus suggestion's explanation kept
+
+
+def bonus_suggestion(
+    *,
+    match_id: int,
+    player_id: int,
+    bonus_id: int,
+    part: int,
+    guess: str,
+    confidence: float,
+    explanation: str = "",
+    now: float | None = None,
+) -> Applied:
+    """A bot seat's suggested answer to the open bonus part for its team's captain
+    (``game.BonusSuggestion``; shown only to that team and the moderator). Not judged here:
+    it is judged when the captain consults it (:func:`decide_bonus`)."""
+    cmd = game.BonusSuggestion(
+        player_id, bonus_id, part, guess[:500], confidence, explanation[:MAX_EXPLANATION]
+    )
+    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+
+
+def decide_bonus(
+    *,
+    match_id: int,
+    bonus_id: int,
+    part: int,
+    decision: str,
+    player_id: int | None,
+    bot_id: int | None = None,
+    now: float | None = None,
+    command_id: str = "",
+) -> Applied:
+    """The captain's (``player_id``; None: the moderator) own | consult | abstain on the open
+    bonus part (``game.DecideBonus``). For consult, the chosen suggestion (``bot_id``'s, else the
+    first) is judged against the part's answer line here, as any bonus answer is."""
+    state = selectors.load_state(match_id)
+    verdict = Judgement(Verdict.REJECT, None, "no suggestion")
+    b = state.bonus
+    if decision == BonusDecision.CONSULT and b is not None and b.bonus_id == bonus_id and b.part == part:
+        chosen = next((x for x in b.suggestions if bot_id in (None, x.player_id)), None)
+        spec = next(x for x in state.bonuses if x.bonus_id == bonus_id)
+        if chosen is not None:
+            verdict = judge(spec.parts[part].answer_line, chosen.guess)
+    cmd = game.DecideBonus(
+        bonus_id, part, decision, player_id, bot_id, verdict.verdict, verdict.reason, verdict.directed_prompt
+    )
+    who = actor_name(Role.MODERATOR) if player_id is None else actor_name(Role.PLAYER, player_id)
+    return apply_command(match_id=match_id, command=cmd, actor=who, now=now, command_id=command_id)
 
 
 def rename(*, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None) -> Applied:

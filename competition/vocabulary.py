@@ -36,12 +36,14 @@ MODERATOR_VERDICTS: tuple[Verdict, ...] = (Verdict.ACCEPT, Verdict.PROMPT, Verdi
 
 class Ruling(StrEnum):
     """How a buzz or a bonus part was scored: events ``buzz_ruled`` / ``bonus_part_ruled``, the buzz
-    log (``Buzz.ruling``), the view's ``history`` and every export. TIMEOUT: no answer in time."""
+    log (``Buzz.ruling``), the view's ``history`` and every export. TIMEOUT: no answer in time;
+    ABSTAINED: the team's captain abstained on a bonus part (presets with bonus decisions)."""
 
     CORRECT = "correct"
     WRONG = "wrong"
     NO_PENALTY = "no_penalty"
     TIMEOUT = "timeout"
+    ABSTAINED = "abstained"
 
     @classmethod
     def of(cls, verdict: str) -> Ruling:
@@ -122,3 +124,25 @@ _FLAG_LABELS = {
     FlagProblem.SUBJECTIVITY: "Subjectivity",
     FlagProblem.AMBIGUITY: "Ambiguity / multiple acceptable answers",
 }
+
+
+class BuzzMode(StrEnum):
+    """How a bot seat buzzes (HYBRID.md "Hybrid teams"). AUTONOMOUS: its buzz races at once
+    (optionally only from its seat's ``min_token``); SEMI_AUTONOMOUS: its buzz waits for a human
+    teammate's or the moderator's confirmation within the match's ``confirm_window``; MUTED: it
+    plays silently, its would-be buzzes are logged (``muted_buzz``, moderator only) and never race.
+    A human seat is always AUTONOMOUS."""
+
+    AUTONOMOUS = "autonomous"
+    SEMI_AUTONOMOUS = "semi_autonomous"
+    MUTED = "muted"
+
+
+class BonusDecision(StrEnum):
+    """The captain's choice on a bonus part under a preset with ``bonus_decisions`` (QANTA 2026):
+    OWN answer, CONSULT the team's AI (its suggestion is the answer; points deflated by the
+    preset), ABSTAIN (the preset's ``abstain_points``)."""
+
+    OWN = "own"
+    CONSULT = "consult"
+    ABSTAIN = "abstain"

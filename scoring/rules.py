@@ -29,6 +29,14 @@ class Preset:
     0-based token), ``buzz_period`` (a bot may buzz only on tokens that are multiples of it;
     1 = every token), ``deflation`` weight class (light|mid|heavy) → factor on a bot's positive
     points (qb-tournament-runner's scoring deflation; missing class = 1.0).
+
+    Consulting the AI on bonuses (QANTA 2026, HYBRID.md): ``bonus_decisions`` True means the
+    controlling team's captain chooses, on each bonus part, ``own`` answer, ``consult`` (the
+    team's AI answers) or ``abstain`` (``abstain_points``). A correct consulted part scores its
+    value minus the consult deflation, never below 0 (a wrong one scores 0, like any wrong
+    part): ``consult_deflation_mode`` "dynamic" subtracts ``consult_deflation[weight_class]``
+    of the consulted bot (missing class = 0), "static" subtracts ``consult_static_deflation``.
+    The shape of a preset file is ``scoring/preset.schema.json``.
     """
 
     name: str
@@ -45,6 +53,11 @@ class Preset:
     min_token_for_bots: int = 0
     buzz_period: int = 1
     deflation: dict[str, float] = field(default_factory=dict)
+    bonus_decisions: bool = False
+    consult_deflation_mode: str = "dynamic"
+    consult_deflation: dict[str, int] = field(default_factory=dict)
+    consult_static_deflation: int = 0
+    abstain_points: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field (``deflation`` copied)."""
@@ -52,20 +65,87 @@ class Preset:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Preset:
-        """Build from :meth:`to_dict` output; raises ValueError on unknown keys, a missing name,
-        ``buzz_period`` < 1 or a negative ``min_token_for_bots``/``bot_delay``."""
+        """Build from :meth:`to_dict` output (a preset file). Raises ValueError naming the field
+        for: unknown keys, a missing name, a value of the wrong type, ``buzz_period`` < 1, a
+        negative ``min_token_for_bots``/``bot_delay``/consult deflation, a deflation factor
+        outside [0, 1], a ``consult_deflation_mode`` other than dynamic|static, or a weight class
+        other than light|mid|heavy (the same rules as ``scoring/preset.schema.json``)."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a preset is a JSON object, got {type(d).__name__}")
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown preset fields: {sorted(unknown)}")
         if "name" not in d:
             raise ValueError("preset needs a name")
-        preset = cls(**{**d, "deflation": {str(k): float(v) for k, v in d.get("deflation", {}).items()}})
+        for name, kinds in _FIELD_TYPES.items():
+            if name in d and not _is(d[name], kinds):
+                raise ValueError(f"preset field {name!r} must be {kinds}, got {d[name]!r}")
+        for name, low in (("deflation", 0.0), ("consult_deflation", 0)):
+            for k, v in d.get(name, {}).items():
+                if k not in WEIGHT_CLASSES:
+                    raise ValueError(f"{name}: weight class must be one of {WEIGHT_CLASSES}, got {k!r}")
+                if not _is(v, "number" if name == "deflation" else "integer") or v < low:
+                    raise ValueError(f"{name}[{k!r}] must be a number >= {low}, got {v!r}")
+                if name == "deflation" and v > 1:
+                    raise ValueError(f"deflation[{k!r}] is a factor in [0, 1], got {v!r}")
+        preset = cls(
+            **{
+                **d,
+                "deflation": {str(k): float(v) for k, v in d.get("deflation", {}).items()},
+                "consult_deflation": dict(d.get("consult_deflation", {})),
+            }
+        )
         if preset.buzz_period < 1:
             raise ValueError("buzz_period must be >= 1")
         if preset.min_token_for_bots < 0 or (preset.bot_delay is not None and preset.bot_delay < 0):
             raise ValueError("bot handicaps must be non-negative")
+        if preset.consult_deflation_mode not in CONSULT_DEFLATION_MODES:
+            raise ValueError(f"consult_deflation_mode must be one of {CONSULT_DEFLATION_MODES}")
+        if preset.consult_static_deflation < 0:
+            raise ValueError("consult_static_deflation must be >= 0")
         return preset
+
+
+WEIGHT_CLASSES = ("light", "mid", "heavy")
+CONSULT_DEFLATION_MODES = ("dynamic", "static")
+SCHEMA_PATH = Path(__file__).resolve().parent / "preset.schema.json"
+# JSON types of the scalar fields (as in preset.schema.json); "integer?" / "number?" allow null.
+_FIELD_TYPES = {
+    "name": "string",
+    "description": "string",
+    "power": "integer?",
+    "superpower": "integer?",
+    "ten": "integer",
+    "neg": "integer",
+    "neg_after_neg": "boolean",
+    "bonus_part_value": "integer",
+    "bonus_parts": "integer",
+    "bouncebacks": "boolean",
+    "bot_delay": "number?",
+    "min_token_for_bots": "integer",
+    "buzz_period": "integer",
+    "deflation": "object",
+    "bonus_decisions": "boolean",
+    "consult_deflation_mode": "string",
+    "consult_deflation": "object",
+    "consult_static_deflation": "integer",
+    "abstain_points": "integer",
+}
+
+
+def _is(value: Any, kind: str) -> bool:
+    """Whether ``value`` (parsed JSON) has the JSON type ``kind`` (a trailing "?" allows null)."""
+    if kind.endswith("?"):
+        return value is None or _is(value, kind[:-1])
+    if isinstance(value, bool):
+        return kind == "boolean"
+    return {
+        "string": isinstance(value, str),
+        "integer": isinstance(value, int),
+        "number": isinstance(value, int | float) and math.isfinite(value),
+        "object": isinstance(value, dict),
+    }.get(kind, False)
 
 
 def known_presets() -> list[str]:
@@ -128,12 +208,36 @@ def tossup_points(
     return preset.neg
 
 
+BONUS_DECISIONS = ("own", "consult", "abstain")
+
+
 def bonus_points(
-    preset: Preset, correct: bool, part_value: int | None = None, weight_class: str | None = None
+    preset: Preset,
+    correct: bool,
+    part_value: int | None = None,
+    weight_class: str | None = None,
+    decision: str = "",
 ) -> int:
     """Points for one bonus part: ``part_value`` (the set's value; None = the preset's
-    ``bonus_part_value``) if correct, else 0; deflated for a bot answerer (``weight_class``)."""
+    ``bonus_part_value``) if correct, else 0; deflated for a bot answerer (``weight_class``).
+
+    ``decision`` (presets with ``bonus_decisions``; "" = none taken, as "own"): "abstain" scores
+    ``preset.abstain_points`` whatever ``correct``; "consult" (``weight_class``: the consulted
+    bot's) scores a correct part's value minus :func:`consult_deflation`, never below 0."""
+    if decision == "abstain":
+        return preset.abstain_points
     if not correct:
         return 0
     value = preset.bonus_part_value if part_value is None else part_value
+    if decision == "consult":
+        return max(value - consult_deflation(preset, weight_class), 0)
     return deflate(preset, value, weight_class)
+
+
+def consult_deflation(preset: Preset, weight_class: str | None) -> int:
+    """Points a correct consulted bonus part loses: the preset's fixed
+    ``consult_static_deflation`` ("static"), else ``consult_deflation[weight_class]`` (0 for a
+    class the preset does not list)."""
+    if preset.consult_deflation_mode == "static":
+        return preset.consult_static_deflation
+    return preset.consult_deflation.get(weight_class or "", 0)

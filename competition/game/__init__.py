@@ -7,7 +7,9 @@ Where things are:
 * ``flow``: the lobby, starting the match and each tossup, between questions, the end.
 * ``tossup``: reading words, buzzes, the race between buzzes, the end of a tossup.
 * ``ruling``: answers, prompts, the moderator's rulings, answer timeouts.
-* ``bonus``: bonus parts, answers and rulings.
+* ``bonus``: bonus parts, answers and rulings; the captain's own/consult/abstain decisions.
+* ``proposals``, ``hybrid``: muted and semi-autonomous bot seats (would-be and pending buzzes,
+  confirmation), the moderator's delegation of an answer to the team's AI.
 * ``corrections``: undo, point adjustments, protests, replaying a tossup.
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
@@ -18,8 +20,12 @@ from .commands import (
     Adjust,
     Answer,
     BonusAnswer,
+    BonusSuggestion,
     Buzz,
     Command,
+    ConfirmBuzz,
+    DecideBonus,
+    Delegate,
     End,
     Event,
     Next,
@@ -45,13 +51,24 @@ from .records import (
     Candidate,
     PartResult,
     PendingAnswer,
+    Proposal,
     ProtestNote,
     Resolution,
     RulingRecord,
+    Suggestion,
     TossupRuling,
     WinningBuzz,
 )
-from .specs import BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, tokenize_tossup
+from .specs import (
+    BonusPartSpec,
+    BonusSpec,
+    MatchConfig,
+    PlayerSpec,
+    TeamSpec,
+    TossupSpec,
+    check_seat,
+    tokenize_tossup,
+)
 from .state import (
     BonusRun,
     MatchSpec,
@@ -76,9 +93,13 @@ __all__ = [
     "BonusRuling",
     "BonusRun",
     "BonusSpec",
+    "BonusSuggestion",
     "Buzz",
     "Candidate",
     "Command",
+    "ConfirmBuzz",
+    "DecideBonus",
+    "Delegate",
     "End",
     "Event",
     "MatchConfig",
@@ -90,6 +111,7 @@ __all__ = [
     "Pause",
     "PendingAnswer",
     "PlayerSpec",
+    "Proposal",
     "Protest",
     "ProtestNote",
     "Records",
@@ -105,6 +127,7 @@ __all__ = [
     "SetSpeed",
     "Skip",
     "Start",
+    "Suggestion",
     "TeamSpec",
     "Tick",
     "Token",
@@ -115,6 +138,7 @@ __all__ = [
     "WinningBuzz",
     "apply",
     "apply_event",
+    "check_seat",
     "event_audiences",
     "new_match",
     "records_from_dict",

@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
-from competition.vocabulary import JUDGE_VERDICTS, Ruling, Verdict
+import math
+
+from competition.vocabulary import JUDGE_VERDICTS, BonusDecision, Ruling, Verdict
 from scoring.rules import bonus_points
 
-from .commands import BonusAnswer, Event, RuleViolation
+from .commands import BonusAnswer, BonusSuggestion, DecideBonus, Event, RuleViolation
 from .events import (
     AwaitingBonusRuling,
     BonusAnswerGiven,
     BonusAnswerLines,
+    BonusDecided,
     BonusEnded,
     BonusPartOpened,
     BonusPartRuled,
     BonusPrompted,
     BonusStarted,
+    BonusSuggested,
 )
 from .flow import after_question
 from .guards import current_bonus, require_running, score_table, seated_player
-from .records import BonusRuling, PartResult, PendingAnswer
+from .records import BonusRuling, PartResult, PendingAnswer, Suggestion
 from .specs import BonusSpec, PlayerSpec
 from .state import BONUS_PHASES, BonusRun, MatchState
 
@@ -61,6 +65,7 @@ def open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
     b = current_bonus(st)
     spec = bonus_spec(st).parts[part]
     b.part, b.pending, b.prompts = part, None, 0
+    b.decision, b.consulted, b.suggestions = "", None, []
     b.deadline = at + st.config.bonus_part_window
     st.phase = "bonus"
     value = bonus_points(st.config.preset, True, spec.value)
@@ -83,22 +88,133 @@ def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Eve
         raise RuleViolation("not_your_bonus")
     if b.pending is not None:
         raise RuleViolation("answer_window_closed", "this part already has an answer")
-    b.pending = PendingAnswer(player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt)
+    if st.config.preset.bonus_decisions:
+        if player.kind == "bot" and captain(st, b.team_id) is not None:
+            raise RuleViolation("bots_suggest")
+        if b.decision in (BonusDecision.CONSULT, BonusDecision.ABSTAIN) and b.prompts == 0:
+            raise RuleViolation("already_decided", f"the captain chose {b.decision} on this part")
+        if not b.decision:  # answering is choosing one's own answer
+            _decide(st, BonusDecision.OWN, player.player_id, None, ev)
+    _pend(st, player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt, now, ev)
+
+
+def _pend(
+    st: MatchState,
+    player_id: int,
+    text: str,
+    verdict: str,
+    reason: str,
+    directed_prompt: str | None,
+    now: float,
+    ev: list[Event],
+) -> None:
+    """The open part's answer (by ``player_id``, the judge's ``verdict``): ruled at once under
+    auto-ruling when the judge decided, else waits for the moderator."""
+    b = current_bonus(st)
+    b.pending = PendingAnswer(player_id, text, verdict, reason, directed_prompt)
     if st.config.auto_rule:
-        if cmd.verdict == Verdict.PROMPT:
-            bonus_prompt(st, cmd.directed_prompt, now, ev)
+        if verdict == Verdict.PROMPT:
+            bonus_prompt(st, directed_prompt, now, ev)
             return
-        if cmd.verdict in (Verdict.ACCEPT, Verdict.REJECT) or st.config.unattended:
-            rule_bonus(st, Ruling.CORRECT if cmd.verdict == Verdict.ACCEPT else Ruling.WRONG, now, ev)
+        if verdict in (Verdict.ACCEPT, Verdict.REJECT) or st.config.unattended:
+            rule_bonus(st, Ruling.CORRECT if verdict == Verdict.ACCEPT else Ruling.WRONG, now, ev)
             return
     # The moderator rules: always without auto-ruling, else when the judge could not decide.
     b.deadline = None
     st.phase = "bonus_ruling"
-    given = BonusAnswerGiven(
-        b.bonus_id, b.part, player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt
-    )
+    given = BonusAnswerGiven(b.bonus_id, b.part, player_id, text, verdict, reason, directed_prompt)
     ev.append(given.event())
-    ev.append(AwaitingBonusRuling(b.bonus_id, b.part, player.player_id).event())
+    ev.append(AwaitingBonusRuling(b.bonus_id, b.part, player_id).event())
+
+
+def captain(st: MatchState, team_id: int) -> int | None:
+    """The team's captain: its first human seat (in seat order); None for a team of bots only."""
+    return next((p.player_id for p in st.players if p.team_id == team_id and p.kind == "human"), None)
+
+
+def _open_part_of(st: MatchState, bonus_id: int, part: int, team_id: int | None = None) -> None:
+    """Refuse unless the preset has bonus decisions and part ``part`` of bonus ``bonus_id`` is
+    open with no answer pending (and, given ``team_id``, that team controls it)."""
+    if not st.config.preset.bonus_decisions:
+        raise RuleViolation("no_bonus_decisions")
+    b = st.bonus
+    if b is None or st.phase != "bonus" or b.pending is not None:
+        raise RuleViolation("not_live", "no bonus part is open")
+    if bonus_id != b.bonus_id:
+        raise RuleViolation("wrong_question")
+    if part != b.part:
+        raise RuleViolation("wrong_part")
+    if team_id is not None and team_id != b.team_id:
+        raise RuleViolation("not_your_bonus")
+
+
+def take_suggestion(st: MatchState, cmd: BonusSuggestion, ev: list[Event]) -> None:
+    """A bot seat of the controlling team suggests an answer to the open part (one per seat per
+    part; a new one replaces it). Shown only to that team and the moderator."""
+    player = seated_player(st, cmd.player_id)
+    require_running(st)
+    if player.kind != "bot":
+        raise RuleViolation("bad_value", "suggestions come from the team's bot seats")
+    _open_part_of(st, cmd.bonus_id, cmd.part, player.team_id)
+    confidence = cmd.confidence
+    ok = (
+        isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
+    )
+    if not ok or not 0 <= confidence <= 1:
+        raise RuleViolation("bad_value", f"confidence must be a number in [0, 1], got {confidence!r}")
+    if not isinstance(cmd.guess, str) or not isinstance(cmd.explanation, str):
+        raise RuleViolation("bad_value", "guess and explanation are text")
+    b = current_bonus(st)
+    if b.decision:
+        raise RuleViolation("already_decided")
+    suggestion = Suggestion(player.player_id, b.part, cmd.guess, float(confidence), cmd.explanation)
+    b.suggestions = [*(s for s in b.suggestions if s.player_id != player.player_id), suggestion]
+    given = BonusSuggested(
+        b.bonus_id, b.part, player.player_id, cmd.guess, float(confidence), cmd.explanation
+    )
+    ev.append(given.event(f"team:{b.team_id}"))
+    ev.append(given.event("moderator"))
+
+
+def decide_bonus(st: MatchState, cmd: DecideBonus, now: float, ev: list[Event]) -> None:
+    """The captain's (or the moderator's: ``player_id`` None) decision on the open part.
+    own: the team answers (``BonusAnswer``); consult: the suggestion of ``bot_id`` (None: the
+    first given) is the team's answer, judged by the caller (``verdict``), then ruled as any
+    answer; abstain: the part scores the preset's ``abstain_points`` at once. Refusals:
+    no_bonus_decisions, not_live, wrong_question, wrong_part, not_captain, already_decided,
+    no_suggestion, bad_value (an unknown decision), bad_verdict (consult without a verdict)."""
+    require_running(st)
+    _open_part_of(st, cmd.bonus_id, cmd.part)
+    b = current_bonus(st)
+    if cmd.player_id is not None:
+        seated_player(st, cmd.player_id)
+        if cmd.player_id != captain(st, b.team_id):
+            raise RuleViolation("not_captain", "only the team's captain (its first human seat) decides")
+    if cmd.decision not in tuple(BonusDecision):
+        raise RuleViolation("bad_value", f"decision must be one of {', '.join(BonusDecision)}")
+    if b.decision:
+        raise RuleViolation("already_decided")
+    if cmd.decision == BonusDecision.CONSULT:
+        wanted = [s for s in b.suggestions if cmd.bot_id in (None, s.player_id)]
+        if not wanted:
+            raise RuleViolation("no_suggestion")
+        if cmd.verdict not in JUDGE_VERDICTS:
+            raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(JUDGE_VERDICTS)}")
+        chosen = wanted[0]
+        _decide(st, BonusDecision.CONSULT, cmd.player_id, chosen.player_id, ev)
+        _pend(st, chosen.player_id, chosen.guess, cmd.verdict, cmd.reason, cmd.directed_prompt, now, ev)
+        return
+    _decide(st, BonusDecision(cmd.decision), cmd.player_id, None, ev)
+    if cmd.decision == BonusDecision.ABSTAIN:
+        rule_bonus(st, Ruling.ABSTAINED, now, ev)
+
+
+def _decide(
+    st: MatchState, decision: BonusDecision, by: int | None, consulted: int | None, ev: list[Event]
+) -> None:
+    b = current_bonus(st)
+    b.decision, b.consulted = decision, consulted
+    ev.append(BonusDecided(b.bonus_id, b.part, b.team_id, decision, by, consulted).event())
 
 
 def bonus_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]) -> None:
@@ -122,12 +238,15 @@ def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> No
     # No answer (a timeout): nobody answered, nothing was guessed.
     p = b.pending
     player_id, guess, verdict = (None, "", "") if p is None else (p.player_id, p.guess, p.verdict)
-    answerer: PlayerSpec | None = None if player_id is None else st.player(player_id)
+    # A consulted part is deflated by the consulted bot's class (a prompt's reply included).
+    answerer_id = b.consulted if b.consulted is not None else player_id
+    answerer: PlayerSpec | None = None if answerer_id is None else st.player(answerer_id)
     bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
-    points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class)
+    decision = b.decision
+    points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, decision)
     st.scores[str(b.team_id)] += points
     b.points += points
-    b.results.append(PartResult(b.part, player_id, guess, ruling, points))
+    b.results.append(PartResult(b.part, player_id, guess, ruling, points, decision))
     st.history.append(
         BonusRuling(
             tossup_index=st.tossup_index,
@@ -140,6 +259,7 @@ def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> No
             verdict=verdict,
             points=points,
             at=at,
+            decision=decision,
         )
     )
     ev.append(
@@ -156,6 +276,7 @@ def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> No
             tossup_index=st.tossup_index,
             at=at,
             scores=score_table(st),
+            decision=decision,
         ).event()
     )
     if b.part + 1 < bonus_parts(st):

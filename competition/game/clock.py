@@ -19,13 +19,14 @@ if TYPE_CHECKING:  # state.py imports this module for MatchState.next_deadline
 
 def deadlines(st: MatchState) -> list[tuple[float, int, str]]:
     """Pending deadlines as ``(time, priority, kind)``; at equal times a held bot buzz is
-    released before the race closes, and the race closes before the next word is read."""
+    released (or a semi-autonomous bot's unconfirmed buzz lapses) before the race closes, and the race closes before the next word is read."""
     if st.paused or st.status != "running":
         return []
     out: list[tuple[float, int, str]] = []
     t = st.tossup
     if t is not None and t.outcome is None:
         out += [(h.release_at, 0, "release") for h in t.held if h.release_at is not None]
+        out += [(p.deadline, 0, "confirm") for p in t.proposals]
         if t.race_deadline is not None:
             out.append((t.race_deadline, 1, "race"))
         if st.phase == "reading" and t.next_word_at is not None:
@@ -61,6 +62,7 @@ def resume(st: MatchState, now: float, ev: list[Event]) -> None:
         t.lockout_until = _shifted(t.lockout_until, shift)
         t.race_deadline = _shifted(t.race_deadline, shift)
         t.held = [replace(h, release_at=_shifted(h.release_at, shift)) for h in t.held]
+        t.proposals = [replace(p, deadline=p.deadline + shift) for p in t.proposals]
         if t.buzz is not None:
             t.buzz = replace(t.buzz, answer_deadline=_shifted(t.buzz.answer_deadline, shift))
     if st.bonus is not None:

@@ -35,13 +35,16 @@ class Event:
 @dataclass(frozen=True)
 class SeatPlayer:
     """Lobby: seat a player on team ``team_id`` (the service created the seat and chose its id;
-    its token never reaches the engine). ``kind``: human|bot; ``weight_class`` for bots."""
+    its token never reaches the engine). ``kind``: human|bot; ``weight_class``, ``buzz_mode`` and
+    ``min_token`` for bots (see ``specs.PlayerSpec``)."""
 
     player_id: int
     team_id: int
     name: str
     kind: str = "human"
     weight_class: str = ""
+    buzz_mode: str = "autonomous"
+    min_token: int = 0
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,56 @@ class Buzz:
     corrected_press_at: float | None = None
     delay_bound: float = 0.0
     cost: float | None = None
+
+
+@dataclass(frozen=True)
+class ConfirmBuzz:
+    """Confirm (``confirm`` True) or decline the pending buzz of semi-autonomous bot seat
+    ``bot_id``. ``player_id``: the confirming human teammate; None: the moderator. A confirmed
+    buzz joins the race as a press at the confirmation (the last token revealed then)."""
+
+    bot_id: int
+    confirm: bool = True
+    player_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Delegate:
+    """Moderator: the tossup buzz waiting for its answer is answered by bot seat ``bot_id`` of
+    the buzzer's team (None: revert to the buzzer). The answer window starts again."""
+
+    bot_id: int | None = None
+
+
+@dataclass(frozen=True)
+class BonusSuggestion:
+    """A bot seat of the controlling team suggests its answer to the open bonus part, for its
+    team's captain (presets with ``bonus_decisions``): ``guess``, ``confidence`` in [0, 1] and a
+    short ``explanation``. Only that team and the moderator see it."""
+
+    player_id: int
+    bonus_id: int
+    part: int
+    guess: str
+    confidence: float
+    explanation: str = ""
+
+
+@dataclass(frozen=True)
+class DecideBonus:
+    """The captain's (``player_id``; None: the moderator) ``decision`` on the open bonus part:
+    own|consult|abstain (``competition.vocabulary.BonusDecision``). ``consult`` answers with the
+    suggestion of bot seat ``bot_id`` (None: the first suggestion given); ``verdict``,
+    ``reason``, ``directed_prompt``: the judge's reading of that suggestion (the caller judges)."""
+
+    bonus_id: int
+    part: int
+    decision: str
+    player_id: int | None = None
+    bot_id: int | None = None
+    verdict: str = ""
+    reason: str = ""
+    directed_prompt: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,8 +256,12 @@ Command = (
     | Start
     | Tick
     | Buzz
+    | ConfirmBuzz
+    | Delegate
     | Answer
     | BonusAnswer
+    | BonusSuggestion
+    | DecideBonus
     | Rule
     | Pause
     | Resume

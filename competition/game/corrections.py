@@ -11,6 +11,7 @@ from .commands import Adjust, Event, Protest, RuleViolation
 from .events import BonusWithdrawn, PointsAdjusted, TossupReplayed
 from .flow import start_tossup
 from .guards import require_running, score_table
+from .proposals import close_proposals
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
 from .state import BONUS_PHASES, MatchState
 from .tossup import buzz_lost
@@ -124,6 +125,7 @@ def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
         raise RuleViolation("bad_phase", "no tossup to replay")
     for c in [*t.candidates, *t.held]:
         ev.append(buzz_lost(t.question_id, c.player_id, "tossup_ended"))
+    close_proposals(st, t.proposals, "tossup_ended", None, ev)
     if t.buzz is not None:  # a buzz still being answered is voided, as if ruled and undone
         ev.append(
             Event(

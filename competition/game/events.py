@@ -80,6 +80,8 @@ class PlayerJoined(Payload):
     name: str
     kind: str
     weight_class: str
+    buzz_mode: str
+    min_token: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +182,62 @@ class BuzzLost(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class BuzzProposed(Payload):
+    """A semi-autonomous bot's buzz waits for a human teammate's or the moderator's confirmation
+    until ``deadline``; to that team (``team:<id>``) and to the moderator."""
+
+    EVENT = "buzz_proposed"
+    AUDIENCE = "team:<id>"
+    question_id: int
+    player_id: int
+    team_id: int
+    token_index: int
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class ProposalClosed(Payload):
+    """A semi-autonomous bot's pending buzz is over: ``outcome`` confirmed (it joins the race; a
+    ``buzz_received`` follows) | declined | timeout | tossup_ended; ``by``: the confirming or
+    declining seat (None: the moderator, or no one). To that team and to the moderator."""
+
+    EVENT = "proposal_closed"
+    AUDIENCE = "team:<id>"
+    question_id: int
+    player_id: int
+    team_id: int
+    outcome: str
+    by: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class MutedBuzz(Payload):
+    """A muted bot's would-be buzz, logged for analysis only (it never races): the token index
+    the engine decided, as for a buzz (``token_index`` 0-based)."""
+
+    EVENT = "muted_buzz"
+    AUDIENCE = "moderator"
+    question_id: int
+    player_id: int
+    team_id: int
+    token_index: int
+    claimed_token_index: int
+    received_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerDelegated(Payload):
+    """The moderator gave the answer of ``player_id``'s buzz to ``answerer_id`` (a bot seat of the
+    same team; the buzzer itself on a revert), who answers before ``answer_deadline``."""
+
+    EVENT = "answer_delegated"
+    question_id: int
+    player_id: int
+    answerer_id: int
+    answer_deadline: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class BuzzWon(Payload):
     """The buzz that won the race: its player answers before ``answer_deadline``."""
 
@@ -274,7 +332,8 @@ class Prompted(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BuzzRuled(Payload):
-    """A tossup buzz ruled (``ruling``: correct|wrong|no_penalty|timeout) and scored."""
+    """A tossup buzz ruled (``ruling``: correct|wrong|no_penalty|timeout) and scored;
+    ``answerer_id`` (only when the moderator delegated the answer): the bot seat that answered."""
 
     EVENT = "buzz_ruled"
     question_id: int
@@ -289,6 +348,13 @@ class BuzzRuled(Payload):
     tossup_index: int
     at: float
     scores: dict[str, int]
+    answerer_id: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = Payload.to_dict(self)
+        if self.answerer_id is None:  # only a delegated answer names its answerer
+            del d["answerer_id"]
+        return d
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +418,35 @@ class BonusAnswerGiven(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class BonusSuggested(Payload):
+    """A bot seat's suggestion on the open part, for its team's captain (``team:<id>``) and the
+    moderator: ``guess``, ``confidence`` in [0, 1], ``explanation``."""
+
+    EVENT = "bonus_suggestion"
+    AUDIENCE = "team:<id>"
+    bonus_id: int
+    part: int
+    player_id: int
+    guess: str
+    confidence: float
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class BonusDecided(Payload):
+    """The captain's ``decision`` on the open part (own|consult|abstain); ``by``: the deciding
+    seat (None: the moderator); ``consulted``: the bot seat whose suggestion answers (consult)."""
+
+    EVENT = "bonus_decision"
+    bonus_id: int
+    part: int
+    team_id: int
+    decision: str
+    by: int | None
+    consulted: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class BonusPrompted(Payload):
     """The controlling team is prompted on the open part and answers again before
     ``answer_deadline``; a second prompt on the same part counts as wrong."""
@@ -365,7 +460,8 @@ class BonusPrompted(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusPartRuled(Payload):
-    """``player_id`` None: nobody answered (a timeout)."""
+    """``player_id`` None: nobody answered (a timeout); ``decision`` (only when the captain took
+    one): own|consult|abstain."""
 
     EVENT = "bonus_part_ruled"
     bonus_id: int
@@ -380,6 +476,13 @@ class BonusPartRuled(Payload):
     tossup_index: int
     at: float
     scores: dict[str, int]
+    decision: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d = Payload.to_dict(self)
+        if not self.decision:  # only presets with bonus decisions take one
+            del d["decision"]
+        return d
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from .commands import Event, Rename, RuleViolation, SeatPlayer
 from .events import MatchEnded, MatchStarted, PlayerJoined, Renamed, TossupAnswer, TossupStarted
 from .guards import score_table
-from .specs import KINDS, Kind, PlayerSpec
+from .specs import KINDS, Kind, PlayerSpec, check_seat
 from .state import MatchState, TossupRun
 
 
@@ -21,11 +21,18 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
         raise RuleViolation("bad_value", f"player {cmd.player_id} is already seated")
     if cmd.kind not in KINDS:
         raise RuleViolation("bad_value", f"kind must be one of {KINDS}")
+    if problem := check_seat(cmd.kind, cmd.buzz_mode, cmd.min_token):
+        raise RuleViolation("bad_value", problem)
     kind: Kind = "bot" if cmd.kind == "bot" else "human"  # checked against KINDS above
-    seat = PlayerSpec(cmd.player_id, cmd.team_id, cmd.name, kind, cmd.weight_class)
+    seat = PlayerSpec(
+        cmd.player_id, cmd.team_id, cmd.name, kind, cmd.weight_class, cmd.buzz_mode, cmd.min_token
+    )
     st.players = [*st.players, seat]
     # Names and ids only: a seat's token never enters the engine.
-    ev.append(PlayerJoined(seat.player_id, seat.team_id, seat.name, seat.kind, seat.weight_class).event())
+    joined = PlayerJoined(
+        seat.player_id, seat.team_id, seat.name, seat.kind, seat.weight_class, seat.buzz_mode, seat.min_token
+    )
+    ev.append(joined.event())
 
 
 MAX_NAME = 100  # Team.name / Player.name column width

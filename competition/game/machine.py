@@ -17,14 +17,18 @@ from typing import Any
 
 from competition.vocabulary import Ruling, TossupOutcome
 
-from .bonus import end_bonus, rule_bonus, take_bonus_answer
+from .bonus import decide_bonus, end_bonus, rule_bonus, take_bonus_answer, take_suggestion
 from .clock import deadlines, pause, resume, set_speed
 from .commands import (
     Adjust,
     Answer,
     BonusAnswer,
+    BonusSuggestion,
     Buzz,
     Command,
+    ConfirmBuzz,
+    DecideBonus,
+    Delegate,
     End,
     Event,
     Next,
@@ -46,6 +50,8 @@ from .commands import (
 from .corrections import adjust, mark_protest, replay_tossup, undo
 from .flow import end_match, rename, seat_player, start_match, start_tossup
 from .guards import require_running
+from .hybrid import confirm_buzz, delegate
+from .proposals import expire_proposal
 from .ruling import apply_rule, rule_tossup, take_answer
 from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState
 from .tossup import end_tossup, flush_words, release_bot, resolve_race, reveal, reveal_next, take_buzz
@@ -77,10 +83,18 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             start_match(st, now, ev)
         case Buzz():
             take_buzz(st, cmd, now, ev)
+        case ConfirmBuzz():
+            confirm_buzz(st, cmd, now, ev)
+        case Delegate():
+            delegate(st, cmd, now, ev)
         case Answer():
             take_answer(st, cmd, now, ev)
         case BonusAnswer():
             take_bonus_answer(st, cmd, now, ev)
+        case BonusSuggestion():
+            take_suggestion(st, cmd, ev)
+        case DecideBonus():
+            decide_bonus(st, cmd, now, ev)
         case Rule():
             apply_rule(st, cmd, now, ev)
         case Pause():
@@ -131,6 +145,8 @@ def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
         flush_words(st, batch, ev)
         if kind == "release":
             release_bot(st, at, ev)
+        elif kind == "confirm":
+            expire_proposal(st, ev)
         elif kind == "race":
             resolve_race(st, at, ev)
         elif kind == "answer":

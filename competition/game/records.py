@@ -77,13 +77,15 @@ class WinningBuzz(Candidate):
     ``token_count``: words in the tossup; ``revealed_at``: when its token was shown;
     ``fully_read``: the whole tossup had been read when it arrived (no neg);
     ``answer_deadline``: None while the moderator rules; ``prompts`` given so far; ``guess``,
-    ``verdict`` (the judge's suggestion), ``reason`` and ``directed_prompt`` of the last answer."""
+    ``verdict`` (the judge's suggestion), ``reason`` and ``directed_prompt`` of the last answer;
+    ``answerer_id``: the bot seat the moderator delegated the answer to (None: the buzzer)."""
 
     token_count: int
     revealed_at: float
     fully_read: bool
     answer_deadline: float | None
     prompts: int = 0
+    answerer_id: int | None = None
     guess: str = ""
     verdict: str = ""
     reason: str = ""
@@ -102,20 +104,46 @@ class PendingAnswer(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class Proposal(Record):
+    """A semi-autonomous bot's buzz waiting for confirmation (``TossupRun.proposals``) until
+    ``deadline``; ``token_index``: the token it had seen when it proposed."""
+
+    player_id: int
+    team_id: int
+    token_index: int
+    proposed_at: float
+    deadline: float
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion(Record):
+    """A bot seat's suggested answer to the open bonus part (``BonusRun.suggestions``)."""
+
+    player_id: int
+    part: int
+    guess: str
+    confidence: float
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
 class PartResult(Record):
-    """A ruled bonus part (``BonusRun.results``); ``player_id`` None: nobody answered."""
+    """A ruled bonus part (``BonusRun.results``); ``player_id`` None: nobody answered;
+    ``decision``: the captain's own|consult|abstain ("" if none was taken)."""
 
     part: int
     player_id: int | None
     guess: str
     ruling: str
     points: int
+    decision: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class TossupRuling(Record):
     """A ruled tossup buzz in ``MatchState.history``. ``ruling``: correct|wrong|no_penalty|timeout;
-    ``undone``: reversed by Undo or ReplayTossup (its points no longer count)."""
+    ``undone``: reversed by Undo or ReplayTossup (its points no longer count); ``answerer_id``:
+    the bot seat that answered for the buzzer (a moderator's delegation), else None."""
 
     kind: Literal["tossup"] = field(default="tossup", init=False)
     tossup_index: int
@@ -130,6 +158,7 @@ class TossupRuling(Record):
     token_count: int
     at: float
     undone: bool = False
+    answerer_id: int | None = None
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:
@@ -139,7 +168,7 @@ class TossupRuling(Record):
 @dataclass(frozen=True, slots=True)
 class BonusRuling(Record):
     """A ruled bonus part in ``MatchState.history`` (``tossup_index``: the tossup that earned the
-    bonus; ``player_id`` None: nobody answered)."""
+    bonus; ``player_id`` None: nobody answered; ``decision``: own|consult|abstain, "" if none)."""
 
     kind: Literal["bonus"] = field(default="bonus", init=False)
     tossup_index: int
@@ -153,6 +182,7 @@ class BonusRuling(Record):
     points: int
     at: float
     undone: bool = False
+    decision: str = ""
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

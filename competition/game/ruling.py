@@ -11,9 +11,10 @@ from .bonus import bonus_prompt, rule_bonus
 from .commands import Answer, Event, Rule, RuleViolation
 from .events import AnswerGiven, AwaitingRuling, BuzzRuled, Prompted, ReadingResumed
 from .guards import current_tossup, require_running, score_table, seated_player
+from .hybrid import answering_seat
 from .records import TossupRuling
 from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState, TossupRun
-from .tossup import end_tossup
+from .tossup import can_race, end_tossup
 
 
 def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> None:
@@ -27,7 +28,7 @@ def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> Non
     if cmd.question_id != t.question_id:
         raise RuleViolation("wrong_question")
     b = t.buzz
-    if b is None or b.player_id != player.player_id:
+    if b is None or answering_seat(st) != player.player_id:
         closed = any(
             isinstance(h, TossupRuling) and h.tossup_index == t.index and h.player_id == player.player_id
             for h in st.history
@@ -96,6 +97,8 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
     assert b is not None
     spec = st.tossups[t.index]
     player = seated_player(st, b.player_id)
+    # A delegated answer is the delegate's: its weight class deflates the points.
+    answerer = seated_player(st, answering_seat(st))
     if ruling == Ruling.NO_PENALTY:
         points = 0
     else:
@@ -108,7 +111,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             superpower_index=spec.superpower_index,
             fully_read=b.fully_read,
             prior_neg=t.neg_given,
-            weight_class=player.weight_class if player.kind == "bot" else None,
+            weight_class=answerer.weight_class if answerer.kind == "bot" else None,
         )
     st.scores[str(player.team_id)] += points
     t.neg_given = t.neg_given or points < 0
@@ -125,6 +128,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             token_index=b.token_index,
             token_count=len(spec.tokens),
             at=at,
+            answerer_id=b.answerer_id,
         )
     )
     ev.append(
@@ -141,6 +145,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             tossup_index=t.index,
             at=at,
             scores=score_table(st),
+            answerer_id=b.answerer_id,
         ).event()
     )
     t.buzz = None
@@ -157,4 +162,4 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
 
 
 def eligible_teams(st: MatchState, t: TossupRun) -> set[int]:
-    return {p.team_id for p in st.players} - set(t.locked_teams)
+    return {p.team_id for p in st.players if can_race(p)} - set(t.locked_teams)

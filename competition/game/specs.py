@@ -116,15 +116,35 @@ class TeamSpec:
     kind: Kind
 
 
+BUZZ_MODES = ("autonomous", "semi_autonomous", "muted")  # competition.vocabulary.BuzzMode
+
+
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A seat; bots carry a ``weight_class`` (light|mid|heavy) used for deflation and tie-breaks."""
+    """A seat; bots carry a ``weight_class`` (light|mid|heavy) used for deflation and tie-breaks,
+    a ``buzz_mode`` (``competition.vocabulary.BuzzMode``: autonomous|semi_autonomous|muted) and
+    ``min_token``: the bot may not buzz before this 0-based token (on top of the preset's
+    ``min_token_for_bots``). A human seat is autonomous with ``min_token`` 0."""
 
     player_id: int
     team_id: int
     name: str
     kind: Kind
     weight_class: str = ""
+    buzz_mode: str = "autonomous"
+    min_token: int = 0
+
+
+def check_seat(kind: str, buzz_mode: str, min_token: int) -> str:
+    """Why a seat's buzz settings are invalid ("" if valid): ``buzz_mode`` one of BUZZ_MODES,
+    ``min_token`` an integer ≥ 0, and a human seat autonomous with ``min_token`` 0."""
+    if buzz_mode not in BUZZ_MODES:
+        return f"buzz_mode must be one of {', '.join(BUZZ_MODES)}, got {buzz_mode!r}"
+    if not isinstance(min_token, int) or isinstance(min_token, bool) or min_token < 0:
+        return f"min_token must be an integer >= 0, got {min_token!r}"
+    if kind != "bot" and (buzz_mode != "autonomous" or min_token):
+        return "buzz modes and min_token are for bot seats; a human seat buzzes itself"
+    return ""
 
 
 @dataclass
@@ -137,7 +157,8 @@ class MatchConfig:
     setting wins over the preset: see :attr:`reaction_delay`). ``auto_rule``: apply the judge's
     verdict passed with an Answer at once instead of waiting for the moderator's Rule.
     ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
-    ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
+    ``confirm_window``: how long a semi-autonomous bot's buzz waits for a teammate's or the
+    moderator's confirmation before it lapses. ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
     judge cannot decide (``needs_moderator``) are ruled wrong instead of waiting for a ruling
     that would never come.
     """
@@ -154,12 +175,17 @@ class MatchConfig:
     auto_rule: bool = False
     auto_advance: bool = True
     unattended: bool = False
+    confirm_window: float = 3.0
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.wpm) and self.wpm > 0):
             raise ValueError(f"wpm must be a positive number, got {self.wpm!r}")
         if self.bot_delay is not None and not (math.isfinite(self.bot_delay) and self.bot_delay >= 0):
             raise ValueError(f"bot_delay must be a number of seconds ≥ 0, got {self.bot_delay!r}")
+        if not (math.isfinite(self.confirm_window) and self.confirm_window > 0):
+            raise ValueError(
+                f"confirm_window must be a positive number of seconds, got {self.confirm_window!r}"
+            )
 
     @property
     def reaction_delay(self) -> float:

@@ -14,12 +14,14 @@ from .records import (
     Candidate,
     PartResult,
     PendingAnswer,
+    Proposal,
     ProtestNote,
     RulingRecord,
+    Suggestion,
     WinningBuzz,
     ruling_from_dict,
 )
-from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec
+from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, check_seat
 from .tokens import MediaToken, token_from_json
 
 # Phases: lobby → (reading ⇄ dead_time ⇄ answering/ruling) → bonus/bonus_ruling → between … → ended.
@@ -44,6 +46,8 @@ class TossupRun:
     ``held``: bot buzzes waiting for their ``release_at`` (reaction delay); ``buzz``: the
     winning buzz being answered or ruled; ``outcome``: answered|dead|skipped once ended;
     ``lockout_until``: no buzz is accepted before this time (an image/audio token's reveal lockout).
+    ``proposals``: semi-autonomous bots' buzzes waiting for confirmation; ``muted``: muted bot
+    seats whose would-be buzz on this tossup was logged (one each).
     """
 
     index: int
@@ -61,6 +65,8 @@ class TossupRun:
     neg_given: bool = False
     outcome: str | None = None
     lockout_until: float | None = None
+    proposals: list[Proposal] = field(default_factory=list)
+    muted: list[int] = field(default_factory=list)
 
     def copy(self) -> TossupRun:
         """A copy with its own lists (the records in them are frozen and shared)."""
@@ -70,6 +76,8 @@ class TossupRun:
             locked_teams=list(self.locked_teams),
             candidates=list(self.candidates),
             held=list(self.held),
+            proposals=list(self.proposals),
+            muted=list(self.muted),
         )
 
     def reveal_time(self, token_index: int) -> float:
@@ -102,6 +110,8 @@ class TossupRun:
             candidates=[c.to_dict() for c in self.candidates],
             held=[h.to_dict() for h in self.held],
             buzz=self.buzz and self.buzz.to_dict(),
+            proposals=[p.to_dict() for p in self.proposals],
+            muted=list(self.muted),
         )
         return d
 
@@ -116,6 +126,9 @@ class TossupRun:
                 "candidates": [Candidate.from_dict(c) for c in d["candidates"]],
                 "held": [Candidate.from_dict(h) for h in d["held"]],
                 "buzz": d["buzz"] and WinningBuzz.from_dict(d["buzz"]),
+                # States stored before hybrid teams have neither list.
+                "proposals": [Proposal.from_dict(p) for p in d.get("proposals", [])],
+                "muted": list(d.get("muted", [])),
             }
         )
 
@@ -124,7 +137,9 @@ class TossupRun:
 class BonusRun:
     """The bonus being played by ``team_id``: current ``part`` (0-based), its ``deadline``
     (None while waiting for the moderator), the ``pending`` answer, ``prompts`` given on this
-    part and per-part ``results``."""
+    part and per-part ``results``. Presets with bonus decisions: the open part's ``decision``
+    (own|consult|abstain, "" until the captain decides), ``consulted`` (the bot seat whose
+    suggestion is the answer) and the team's AI ``suggestions``."""
 
     bonus_id: int
     team_id: int
@@ -134,18 +149,27 @@ class BonusRun:
     points: int = 0
     results: list[PartResult] = field(default_factory=list)
     prompts: int = 0
+    decision: str = ""
+    consulted: int | None = None
+    suggestions: list[Suggestion] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict, keys in field order."""
         d = {f.name: getattr(self, f.name) for f in fields(self)}
-        d.update(pending=self.pending and self.pending.to_dict(), results=[r.to_dict() for r in self.results])
+        d.update(
+            pending=self.pending and self.pending.to_dict(),
+            results=[r.to_dict() for r in self.results],
+            suggestions=[s.to_dict() for s in self.suggestions],
+        )
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BonusRun:
         """Inverse of :meth:`to_dict`."""
         pending = d["pending"] and PendingAnswer.from_dict(d["pending"])
-        return cls(**{**d, "pending": pending, "results": [PartResult.from_dict(r) for r in d["results"]]})
+        results = [PartResult.from_dict(r) for r in d["results"]]
+        suggestions = [Suggestion.from_dict(s) for s in d.get("suggestions", [])]
+        return cls(**{**d, "pending": pending, "results": results, "suggestions": suggestions})
 
 
 @dataclass
@@ -195,7 +219,10 @@ class MatchState:
             self,
             scores=dict(self.scores),
             tossup=self.tossup and self.tossup.copy(),
-            bonus=self.bonus and replace(self.bonus, results=list(self.bonus.results)),
+            bonus=self.bonus
+            and replace(
+                self.bonus, results=list(self.bonus.results), suggestions=list(self.bonus.suggestions)
+            ),
             history=list(self.history),
             adjustments=list(self.adjustments),
             protests=list(self.protests),
@@ -351,7 +378,8 @@ def new_match(
     """A match in the lobby with all scores 0.
 
     Raises ValueError for duplicate team/player/question ids, a player of an unknown team,
-    a kind other than human|bot, or a tossup without tokens.
+    a kind other than human|bot, a seat's invalid buzz settings (``specs.check_seat``), or a
+    tossup without tokens.
     """
     for label, ids in (
         ("team", [t.team_id for t in teams]),
@@ -368,6 +396,9 @@ def new_match(
     for kind in [t.kind for t in teams] + [p.kind for p in players]:
         if kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    for p in players:
+        if problem := check_seat(p.kind, p.buzz_mode, p.min_token):
+            raise ValueError(f"player {p.player_id}: {problem}")
     for q in tossups:
         if not q.tokens:
             raise ValueError(f"tossup {q.question_id} has no words")

@@ -12,14 +12,16 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Any
 
-from competition.vocabulary import TossupOutcome
+from competition.vocabulary import BuzzMode, TossupOutcome
 
 from .bonus import start_bonus
 from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
 from .events import BuzzLost, BuzzReceived, BuzzWon, Race, TossupEnded, TossupRevealed, Words
 from .flow import after_question
 from .guards import current_tossup, require_running, score_table, seated_player
+from .proposals import close_proposals, divert_bot_buzz
 from .records import Candidate, WinningBuzz
+from .specs import PlayerSpec
 from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
 from .tokens import token_to_json, tokens_json
 
@@ -96,9 +98,11 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         raise RuleViolation("not_live", "no tossup is being read")
     if cmd.question_id != t.question_id:
         raise RuleViolation("wrong_question")
-    if player.team_id in t.locked_teams or player.team_id in _racing_teams(t):
+    # A muted bot never races: its would-be buzz is logged whatever the others do.
+    muted = player.kind == "bot" and player.buzz_mode == BuzzMode.MUTED
+    if not muted and (player.team_id in t.locked_teams or player.team_id in _racing_teams(t)):
         raise RuleViolation("team_already_buzzed")
-    if st.phase not in LIVE_PHASES:
+    if not muted and st.phase not in LIVE_PHASES:
         raise RuleViolation("locked_out", "another buzz is being answered")
     if t.lockout_until is not None and now < t.lockout_until:
         raise RuleViolation(
@@ -131,18 +135,20 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
     # The rules below judge the decided index, not the claim.
     if player.kind == "bot":
         preset = st.config.preset
-        if token_index < preset.min_token_for_bots:
-            raise RuleViolation(
-                "bot_min_token", f"bots may not buzz before token {preset.min_token_for_bots}"
-            )
+        min_token = max(preset.min_token_for_bots, player.min_token)
+        if token_index < min_token:
+            raise RuleViolation("bot_min_token", f"this bot may not buzz before token {min_token}")
         if token_index % preset.buzz_period:
             raise RuleViolation("bot_buzz_period", f"bots may buzz only every {preset.buzz_period} tokens")
+        if player.buzz_mode != BuzzMode.AUTONOMOUS:
+            divert_bot_buzz(st, player, candidate, now, ev)
+            return
         candidate = replace(candidate, release_at=t.reveal_time(token_index) + st.config.reaction_delay)
     ev.append(_received(t.question_id, candidate).event())
     if candidate.release_at is not None and candidate.release_at > now:
         t.held.append(candidate)
         return
-    _add_candidate(t, candidate, now, st.config.collection_window)
+    add_candidate(t, candidate, now, st.config.collection_window)
 
 
 def _received(question_id: int, c: Candidate) -> BuzzReceived:
@@ -207,11 +213,16 @@ def decide_press_at(claimed: float | None, now: float, delay_bound: float) -> fl
     return min(max(float(claimed), now - delay_bound), now)
 
 
+def can_race(player: PlayerSpec) -> bool:
+    """Whether the seat's buzzes race (a muted bot's never do)."""
+    return player.kind != "bot" or player.buzz_mode != BuzzMode.MUTED
+
+
 def _racing_teams(t: TossupRun) -> set[int]:
     return {c.team_id for c in [*t.candidates, *t.held]}
 
 
-def _add_candidate(t: TossupRun, candidate: Candidate, at: float, window: float) -> None:
+def add_candidate(t: TossupRun, candidate: Candidate, at: float, window: float) -> None:
     t.candidates.append(replace(candidate, accepted_at=at))
     if t.race_deadline is None:
         t.race_deadline = at + window
@@ -222,7 +233,7 @@ def release_bot(st: MatchState, at: float, ev: list[Event]) -> None:
     held = min(t.held, key=lambda h: (h.release_at or 0.0, h.player_id))
     t.held.remove(held)
     if st.phase in LIVE_PHASES:
-        _add_candidate(t, held, at, st.config.collection_window)
+        add_candidate(t, held, at, st.config.collection_window)
     else:
         ev.append(buzz_lost(t.question_id, held.player_id, "outraced"))
 
@@ -243,7 +254,7 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
 
     candidates = sorted(t.candidates, key=rank)
     winner = candidates[0]
-    eligible = [p.player_id for p in st.players if p.team_id not in t.locked_teams]
+    eligible = [p.player_id for p in st.players if p.team_id not in t.locked_teams and can_race(p)]
     spec = st.tossups[t.index]
     count = len(spec.tokens)
     # Bot buzzes still in their reaction delay pressed after the winner counted: they lost.
@@ -305,6 +316,7 @@ def end_tossup(
     t = current_tossup(st)
     for c in [*t.candidates, *t.held]:
         ev.append(buzz_lost(t.question_id, c.player_id, "tossup_ended"))
+    close_proposals(st, t.proposals, "tossup_ended", None, ev)
     t.outcome = outcome
     t.candidates, t.held, t.race_deadline = [], [], None
     t.next_word_at = t.dead_deadline = None

@@ -10,6 +10,7 @@ folding a command's visible events into the view before it gives the view after 
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from typing import Any
 
 from scoring.rules import bonus_points
@@ -43,8 +44,11 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
 
     Answer lines and power marks (tossup or bonus part) appear only in the moderator view
     until that tossup ended or that part was ruled; a pending guess and the judge's verdict,
-    the buzzes of the open race (``racing``) and protests only in the moderator view. ``you``
-    (players only): the viewer's seat, None if not seated. Raises ValueError for any other
+    the buzzes of the open race (``racing``) and protests only in the moderator view. A
+    semi-autonomous bot's pending buzzes (``tossup.proposals``) and the team's AI suggestions on
+    the open bonus part (``bonus.suggestions``) only to that team's seats and the moderator
+    (other seats get empty lists; spectators no key). ``you`` (players only): the viewer's seat,
+    None if not seated. Raises ValueError for any other
     audience string.
     """
     moderator = audience == "moderator"
@@ -54,12 +58,17 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
     elif audience not in ("moderator", "all"):
         raise ValueError(f"unknown audience {audience!r}")
     st = state
+    seat = st.player(viewer) if viewer is not None else None
+    # Team-only parts: the moderator sees every team's, a seat its own team's, a spectator none.
+    team = Team(moderator or viewer is not None, moderator, seat.team_id if seat else None)
     snapshot: dict[str, Any] = {
         "status": st.status,
         "phase": st.phase,
         "wpm": st.wpm,
         "paused": st.paused,
         "preset": st.config.preset.name,
+        # The captain chooses own answer / consult the AI / abstain on each bonus part.
+        "bonus_decisions": st.config.preset.bonus_decisions,
         "teams": [
             {"team_id": t.team_id, "name": t.name, "kind": t.kind, "score": st.scores[str(t.team_id)]}
             for t in st.teams
@@ -71,11 +80,13 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
                 "name": p.name,
                 "kind": p.kind,
                 "weight_class": p.weight_class,
+                "buzz_mode": p.buzz_mode,
+                "min_token": p.min_token,
             }
             for p in st.players
         ],
-        "tossup": _tossup_view(st, moderator),
-        "bonus": _bonus_view(st, moderator),
+        "tossup": _tossup_view(st, moderator, team),
+        "bonus": _bonus_view(st, moderator, team),
         "tossup_count": len(st.tossups),
         "history": [h.to_dict() for h in st.history],
     }
@@ -106,7 +117,21 @@ RECEIVED_FIELDS = (
 )
 
 
-def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class Team:
+    """What a viewer sees of the team-only parts (pending semi-autonomous buzzes, AI
+    suggestions): ``shown`` the key at all (moderator, seats), ``every`` team's (the moderator),
+    else only team ``team_id``'s (None: an unseated viewer, none)."""
+
+    shown: bool
+    every: bool
+    team_id: int | None
+
+    def sees(self, team_id: int) -> bool:
+        return self.every or self.team_id == team_id
+
+
+def _tossup_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] | None:
     t = st.tossup
     if t is None:
         return None
@@ -130,6 +155,7 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
             "token_index": b.token_index,
             "answer_deadline": b.answer_deadline,
             "prompts": b.prompts,
+            "answerer_id": b.answerer_id,
         }
         # Others see a directed prompt once it is given; the moderator also the judge's suggestion.
         given = moderator or st.phase == "answering"
@@ -141,6 +167,8 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
                 verdict=b.verdict if waiting else None,
                 reason=b.reason if waiting else None,
             )
+    if team.shown:
+        out["proposals"] = [_proposal_entry(p.to_dict()) for p in t.proposals if team.sees(p.team_id)]
     if moderator:
         # Every buzz of the open race (a bot's included while in its reaction delay), as received.
         racing = [_racing_entry(t.question_id, c) for c in [*t.candidates, *t.held]]
@@ -154,6 +182,11 @@ def _tossup_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
     return out
 
 
+def _proposal_entry(d: dict[str, Any]) -> dict[str, Any]:
+    """A pending semi-autonomous buzz as its ``buzz_proposed`` event published it."""
+    return {k: d[k] for k in ("player_id", "team_id", "token_index", "deadline")}
+
+
 def _racing_entry(question_id: int, c: Candidate) -> dict[str, Any]:
     """A buzz of the open race as its ``buzz_received`` event published it."""
     d = c.to_dict()
@@ -164,7 +197,7 @@ def _racing_order(c: dict[str, Any]) -> tuple[float, int]:
     return (c["received_at"], c["player_id"])
 
 
-def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
+def _bonus_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] | None:
     b = st.bonus
     if b is None:
         return None
@@ -193,7 +226,11 @@ def _bonus_view(st: MatchState, moderator: bool) -> dict[str, Any] | None:
         "answer_deadline": b.deadline,
         "points": b.points,
         "pending": None,
+        "decision": b.decision,
+        "consulted": b.consulted,
     }
+    if team.shown:
+        out["suggestions"] = [s.to_dict() for s in b.suggestions] if team.sees(b.team_id) else []
     if b.pending is not None and moderator:
         # the answer is always to the open part: named, as bonus_answer_given names it
         out["pending"] = {"part": b.part, **b.pending.to_dict()}
@@ -211,6 +248,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
     v = copy.deepcopy(snapshot)
     d = event.data
     moderator = "protests" in v
+    seated = moderator or "you" in v  # sees its team's proposals and suggestions
     t = v["tossup"]
     b = v["bonus"]
     if isinstance(d.get("scores"), dict):
@@ -218,7 +256,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             team["score"] = d["scores"].get(str(team["team_id"]), team["score"])
     match event.event:
         case "player_joined":
-            seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class")}
+            seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class", "buzz_mode", "min_token")}
             v["players"].append({"player_id": d["player_id"], **seat})
         case "renamed":
             key, rows = ("team_id", v["teams"]) if d["team_id"] is not None else ("player_id", v["players"])
@@ -244,6 +282,8 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             }
             if moderator:
                 v["tossup"]["racing"] = []
+            if seated:
+                v["tossup"]["proposals"] = []
         case "tossup_answer":
             t.update({k: d[k] for k in ("answer_line", "power_index", "superpower_index")})
         case "words":
@@ -254,10 +294,19 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             t["racing"] = sorted([*t["racing"], {k: d[k] for k in RECEIVED_FIELDS}], key=_racing_order)
         case "race":
             t["racing"] = []
+        case "buzz_proposed":
+            t["proposals"].append(_proposal_entry(d))
+        case "proposal_closed":
+            t["proposals"] = [p for p in t["proposals"] if p["player_id"] != d["player_id"]]
+        case "answer_delegated":
+            answerer = None if d["answerer_id"] == d["player_id"] else d["answerer_id"]
+            t["buzz"].update(answerer_id=answerer, answer_deadline=d["answer_deadline"], prompts=0)
+            t["buzz"]["directed_prompt"] = None
         case "buzz":
             t["buzz"] = {
                 **{k: d[k] for k in ("player_id", "team_id", "kind", "token_index", "answer_deadline")},
                 "prompts": 0,
+                "answerer_id": None,
                 "directed_prompt": None,
             }
             if moderator:
@@ -286,7 +335,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         case "buzz_ruled":
             keys = ("tossup_index", "question_id", "player_id", "team_id", "guess", "verdict", "ruling")
             entry = {k: d[k] for k in (*keys, "points", "token_index", "token_count", "at")}
-            v["history"].append({"kind": "tossup", **entry, "undone": False})
+            v["history"].append(
+                {"kind": "tossup", **entry, "undone": False, "answerer_id": d.get("answerer_id")}
+            )
             t["buzz"] = None
             v["phase"] = _reading_phase(t)
         case "reading_resumed":
@@ -309,11 +360,23 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 "answer_deadline": None,
                 "points": 0,
                 "pending": None,
+                "decision": "",
+                "consulted": None,
             }
+            if seated:
+                v["bonus"]["suggestions"] = []
         case "bonus_answer_lines":
             b["parts"] = [{**p, "result": None} for p in d["parts"]]
         case "bonus_part":
-            b.update(part=d["part"], answer_deadline=d["answer_deadline"], pending=None)
+            b.update(
+                part=d["part"],
+                answer_deadline=d["answer_deadline"],
+                pending=None,
+                decision="",
+                consulted=None,
+            )
+            if seated:
+                b["suggestions"] = []
             if not moderator:
                 part = {"part": d["part"], "text": d["text"], "value": d["value"], "result": None}
                 b["parts"] = [*b["parts"][: d["part"]], part]
@@ -322,17 +385,25 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             b["pending"] = {
                 k: d[k] for k in ("part", "player_id", "guess", "verdict", "reason", "directed_prompt")
             }
+        case "bonus_suggestion":
+            entry = {k: d[k] for k in ("player_id", "part", "guess", "confidence", "explanation")}
+            b["suggestions"] = [*(x for x in b["suggestions"] if x["player_id"] != d["player_id"]), entry]
+        case "bonus_decision":
+            b.update(decision=d["decision"], consulted=d["consulted"])
         case "bonus_prompt":
             b.update(pending=None, answer_deadline=d["answer_deadline"])
             v["phase"] = "bonus"
         case "bonus_part_ruled":
             part = b["parts"][d["part"]]
-            part["result"] = {k: d[k] for k in ("part", "player_id", "guess", "ruling", "points")}
+            result = {k: d[k] for k in ("part", "player_id", "guess", "ruling", "points")}
+            part["result"] = {**result, "decision": d.get("decision", "")}
             part["answer_line"] = d["answer_line"]
             b.update(points=b["points"] + d["points"], pending=None, answer_deadline=None)
             keys = ("tossup_index", "bonus_id", "team_id", "part", "player_id", "guess", "ruling")
             entry = {k: d[k] for k in (*keys, "verdict", "points", "at")}
-            v["history"].append({"kind": "bonus", **entry, "undone": False})
+            v["history"].append(
+                {"kind": "bonus", **entry, "undone": False, "decision": d.get("decision", "")}
+            )
         case "bonus_ended":
             b.update(points=d["points"], pending=None, answer_deadline=None)
             v["phase"] = "between"
@@ -344,6 +415,8 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 t["buzz"]["answer_deadline"] += d["shift"]
             if b is not None and b["answer_deadline"] is not None:
                 b["answer_deadline"] += d["shift"]
+            for p in t["proposals"] if t is not None and "proposals" in t else []:
+                p["deadline"] += d["shift"]
         case "speed_changed":
             v["wpm"] = d["wpm"]
         case "ruling_undone":

@@ -3,8 +3,11 @@
 :func:`run_bot` follows the tossup's revealed words, asks the :class:`~tossup_bot.Guesser` on the newest
 prefix (in a worker thread, skipping words that arrived while it was thinking; a reply slower than the
 guesser's ``time_budget`` is dropped), buzzes when the guess says so (claiming the last token it had
-seen), answers its own granted buzz and prompts with that guess, and answers the bonus parts of its own
-team. Candidate guesses leave the process only inside the bot's own ``answer`` and ``bonus_answer`` frames.
+seen), answers its own granted buzz and prompts with that guess (and an answer the moderator delegates to
+it), and answers the bonus parts of its own team — or, under a preset with bonus decisions (qanta26) on a
+team with a human captain, suggests its guess, confidence and explanation to the captain instead
+(``bonus_suggestion``). Candidate guesses leave the process only inside the bot's own ``answer``,
+``bonus_answer`` and ``bonus_suggestion`` frames.
 
 The connection is kept alive the way the protocol asks: heartbeats are answered at once, a heartbeat
 whose seq is past the last applied one (an event was missed) asks for a ``resync``, and a server silent for
@@ -103,6 +106,10 @@ class _Bot:
         self.tossup: _Tossup | None = None
         self.bonus: tuple[Any, str] | None = None  # (bonus_id, leadin) while our team is on a bonus
         self.bonus_answer = ""  # our last answer to the open bonus part (repeated on a prompt)
+        # Presets with bonus decisions (qanta26): on a team with a human captain the bot suggests
+        # (guess, confidence, explanation) and the captain decides; it answers only on a bots' team.
+        self.bonus_decisions = False
+        self.humans: set[Any] = set()  # human seats of our team
         self.new_words = asyncio.Event()
         self.tasks: set[asyncio.Task[None]] = set()  # bonus answers being thought of, per connection
         self.stats: dict[str, float] = {
@@ -159,15 +166,30 @@ class _Bot:
         self.bonus_answer = guess.guess if guess is not None else ""
         if guess is not None and guess.explanation:
             self.log(f"bonus part {part.part}: {guess.guess!r} ({guess.confidence:.2f}): {guess.explanation}")
-        frame = {
+        frame: dict[str, Any] = {
             "type": "bonus_answer",
             "bonus_id": part.bonus_id,
             "part": part.part,
             "text": self.bonus_answer,
         }
+        if self.suggests():
+            confidence = min(max(float(guess.confidence), 0.0), 1.0) if guess is not None else 0.0
+            explanation = (guess.explanation if guess is not None else "")[:1000]
+            frame = {
+                "type": "bonus_suggestion",
+                "bonus_id": part.bonus_id,
+                "part": part.part,
+                "guess": self.bonus_answer[:500],
+                "confidence": confidence,
+                "explanation": explanation,
+            }
         with contextlib.suppress(ConnectionClosed):  # the new connection's snapshot asks again
             await self.send(frame)
             self.stats["bonus_answers"] += 1
+
+    def suggests(self) -> bool:
+        """Whether our bonus parts are the captain's to answer (we only suggest)."""
+        return self.bonus_decisions and bool(self.humans)
 
     # --- tossup guessing -------------------------------------------------------------------------------
     async def guess_loop(self) -> None:
@@ -217,6 +239,12 @@ class _Bot:
         self.team_id = you.get("team_id", self.team_id)
         if self.player_id is None:
             self.log("snapshot has no 'you': cannot tell own buzzes and bonuses apart")
+        self.bonus_decisions = bool(state.get("bonus_decisions"))
+        self.humans = {
+            p.get("player_id")
+            for p in state.get("players") or []
+            if p.get("kind") == "human" and p.get("team_id") == self.team_id
+        }
         data = state.get("tossup")
         if not data or data.get("question_id") is None or data.get("outcome") is not None:
             self.tossup = None  # no tossup, or it has ended (answer revealed)
@@ -276,6 +304,15 @@ class _Bot:
             if data.get("player_id") == self.player_id:
                 self.stats["buzzes"] += 1
                 await self.answer(tossup)
+        elif (
+            name == "answer_delegated"
+            and tossup is not None
+            and data.get("question_id") == tossup.question_id
+        ):
+            if data.get("answerer_id") == self.player_id:
+                await self.answer(tossup)  # the moderator gave us the answer (a teammate's, or ours back)
+        elif name == "player_joined" and data.get("kind") == "human" and data.get("team_id") == self.team_id:
+            self.humans.add(data.get("player_id"))
         elif name == "buzz_lost" and tossup is not None and data.get("question_id") == tossup.question_id:
             tossup.buzz_sent = False  # our buzz lost the race or was dropped; later words may earn another
         elif name == "prompt" and tossup is not None and data.get("player_id") == self.player_id:
@@ -299,7 +336,12 @@ class _Bot:
             self.bonus = (data.get("bonus_id"), data.get("leadin", "")) if mine else None
         elif name == "bonus_part" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
             self.spawn(self.answer_bonus(self._bonus_part(data)))
-        elif name == "bonus_prompt" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
+        elif (
+            name == "bonus_prompt"
+            and self.bonus is not None
+            and data.get("bonus_id") == self.bonus[0]
+            and not self.suggests()  # a prompt after a consult is the humans' to answer
+        ):
             # No better guess to offer: the same answer again (a second prompt counts as wrong).
             await self.send(
                 {

@@ -392,6 +392,8 @@ def test_a_lobby_join_adds_the_seat_to_the_engine_state():
         "name": "carol",
         "kind": "human",
         "weight_class": "",
+        "buzz_mode": "autonomous",
+        "min_token": 0,
     } in state["players"]
 
 
@@ -426,6 +428,8 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
         "name": "carol",
         "kind": "human",
         "weight_class": "",
+        "buzz_mode": "autonomous",
+        "min_token": 0,
     }
     assert carol.token not in json.dumps(row.payload)
     assert after.seq == before.seq + 1 and published == [[services._event_dict(row)]]
@@ -656,3 +660,31 @@ def test_commands_without_an_id_are_never_deduplicated_and_a_bad_id_is_refused(m
             command_id=["x"],  # type: ignore[arg-type]
         )
     assert exc.value.code == "invalid" and Match.objects.get(pk=match.pk).seq == head
+
+
+def test_a_bot_takes_a_seat_on_a_human_team_with_its_buzz_mode():
+    tossups, _ = make_packet()
+    bot = {"name": "ai", "weight_class": "mid", "team": "Red", "buzz_mode": "semi_autonomous", "min_token": 3}
+    m = services.create_match(
+        name="hybrid", tossup_ids=[t.id for t in tossups], preset="qanta26", teams=["Red", "Blue"], bots=[bot]
+    )
+    seat = m.players.get(name="ai")
+    assert (seat.team.name, seat.kind, seat.buzz_mode, seat.min_token) == ("Red", "bot", "semi_autonomous", 3)
+    assert m.teams.count() == 2  # no team of its own
+    spec = next(p for p in Match.objects.get(pk=m.pk).spec["players"] if p["name"] == "ai")
+    assert (spec["buzz_mode"], spec["min_token"], spec["weight_class"]) == ("semi_autonomous", 3, "mid")
+
+
+@pytest.mark.parametrize(
+    "bot,message",
+    [
+        ({"name": "ai", "team": "Green"}, "no human team named 'Green'"),
+        ({"name": "ai", "team": "Red", "buzz_mode": "loud"}, "buzz_mode must be one of"),
+        ({"name": "ai", "team": "Red", "min_token": -2}, "min_token must be an integer"),
+    ],
+)
+def test_a_bad_team_bot_is_refused_with_the_reason(bot, message):
+    tossups, _ = make_packet()
+    with pytest.raises(services.ServiceError, match=message) as err:
+        services.create_match(name="x", tossup_ids=[t.id for t in tossups], teams=["Red", "Blue"], bots=[bot])
+    assert err.value.code == "invalid"

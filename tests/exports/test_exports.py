@@ -267,3 +267,52 @@ def test_a_bonus_withdrawn_by_undo_leaves_the_exports(db) -> None:
     assert [(r["points"], r["undone"]) for r in row["tossup"]["responses"]] == [(15, True)]
     (cycle,) = [json.loads(line) for line in exports.render(match, "cycles").splitlines()]
     assert cycle["bonusResponses"] is None
+
+
+def test_runner_cycles_carry_the_captains_bonus_decisions(db) -> None:
+    """A qanta26 match: alice's team consults its AI on part 1, abstains on part 2 (the moderator
+    for the captain) and answers part 3 itself; the runner's ``decision`` names each choice."""
+    from competition import services
+    from tests.support.factories import make_packet
+
+    tossups, bonuses = make_packet(n_tossups=1, n_bonuses=1)
+    match = services.create_match(
+        name="hybrid",
+        tossup_ids=[t.id for t in tossups],
+        bonus_ids=[b.id for b in bonuses],
+        preset="qanta26",
+        teams=["Red", "Blue"],
+        bots=[{"name": "ai", "weight_class": "heavy", "team": "Red", "buzz_mode": "muted"}],
+        config={"wpm": 600, "auto_rule": True},
+    )
+    alice = services.join_match(code=match.join_code, name="alice", team="Red")
+    ai = match.players.get(name="ai")
+    q0, b0 = match.tossup_ids[0], match.bonus_ids[0]
+    mod(match, game.Start(), 0.0)
+    buzz(match, alice, q0, 4, 0.5)
+    answer(match, alice, q0, "Moby-Dick", 0.8)
+    services.bonus_suggestion(
+        match_id=match.id,
+        player_id=ai.id,
+        bonus_id=b0,
+        part=0,
+        guess="bonusanswer0",
+        confidence=0.7,
+        now=T0 + 1,
+    )
+    services.decide_bonus(
+        match_id=match.id, bonus_id=b0, part=0, decision="consult", player_id=alice.id, now=T0 + 1.1
+    )
+    services.decide_bonus(
+        match_id=match.id, bonus_id=b0, part=1, decision="abstain", player_id=None, now=T0 + 1.2
+    )
+    bonus(match, alice, b0, 2, "bonusanswer2", 1.3)
+    [cycle] = [
+        json.loads(line) for line in exports.render(Match.objects.get(pk=match.pk), "cycles").splitlines()
+    ]
+    parts = cycle["bonusResponses"]["parts"]
+    assert [(p["points"], p.get("decision"), p["responses"]) for p in parts] == [
+        (7, "consult_ai", {"ai": "bonusanswer0"}),  # 10 − 3 for a heavy AI
+        (1, "abstain", {}),
+        (10, "own", {"alice": "bonusanswer2"}),
+    ]

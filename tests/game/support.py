@@ -26,6 +26,9 @@ T0 = 1000.0
 # 60 wpm = one word per second, so token i is revealed at T0 + i.
 WPM = 60
 HUMAN_A, HUMAN_A2, HUMAN_B, BOT = 11, 12, 21, 31
+# Hybrid seats (``make_state(hybrid=True)``): a semi-autonomous light bot on team A, a muted heavy
+# bot and an autonomous mid bot that may buzz only from token 2 on team B.
+SEMI_A, MUTED_B, AUTO_B = 32, 33, 34
 TEAM_A, TEAM_B, TEAM_BOT = 1, 2, 3
 
 
@@ -45,9 +48,11 @@ def make_state(
     with_bot: bool = True,
     bot_class: str = "mid",
     texts: list[str] | None = None,
+    hybrid: bool = False,
     **config: Any,
 ) -> MatchState:
-    """Teams A (players 11, 12), B (21) and optionally a bot team (31); question ids 100+i
+    """Teams A (players 11, 12), B (21) and optionally a bot team (31); with ``hybrid``, bot seats
+    on the human teams (``SEMI_A``, ``MUTED_B``, ``AUTO_B``); question ids 100+i
     (``texts`` overrides the generated tossup texts),
     answer lines ANSWER-LINE-<i> (never used as a guess), bonus ids 500+i."""
     cfg = MatchConfig(preset=load_preset(preset), wpm=WPM, **config)
@@ -57,6 +62,12 @@ def make_state(
         PlayerSpec(HUMAN_A2, TEAM_A, "abe", "human"),
         PlayerSpec(HUMAN_B, TEAM_B, "bea", "human"),
     ]
+    if hybrid:
+        players += [
+            PlayerSpec(SEMI_A, TEAM_A, "semi", "bot", "light", "semi_autonomous"),
+            PlayerSpec(MUTED_B, TEAM_B, "mute", "bot", "heavy", "muted"),
+            PlayerSpec(AUTO_B, TEAM_B, "auto", "bot", "mid", "autonomous", 2),
+        ]
     if with_bot:
         teams.append(TeamSpec(TEAM_BOT, "Robots", "bot"))
         players.append(PlayerSpec(BOT, TEAM_BOT, "robo", "bot", bot_class))

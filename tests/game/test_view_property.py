@@ -14,7 +14,11 @@ from competition.game import (
     Adjust,
     Answer,
     BonusAnswer,
+    BonusSuggestion,
     Buzz,
+    ConfirmBuzz,
+    DecideBonus,
+    Delegate,
     End,
     MatchState,
     Next,
@@ -37,7 +41,7 @@ from competition.game import (
     event_audiences,
     view,
 )
-from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS
+from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS, BonusDecision
 
 from .support import BOT, HUMAN_A, HUMAN_B, T0, TEAM_A, TEAM_B, make_state
 
@@ -60,6 +64,10 @@ ACTIONS = (
     "reveal",
     "adjust",
     "protest",
+    "confirm",
+    "delegate",
+    "suggest",
+    "decide",
     "end",
 )
 
@@ -89,11 +97,11 @@ def likely_actions(state: MatchState) -> list[str]:
     """Every action, weighted towards what moves the current phase on; rarely the end."""
     focus = {
         "lobby": ["seat", "start"],
-        "reading": ["tick", "buzz", "buzz"],
-        "dead_time": ["tick", "buzz"],
-        "answering": ["answer", "answer", "rule", "tick"],
+        "reading": ["tick", "buzz", "buzz", "confirm"],
+        "dead_time": ["tick", "buzz", "confirm"],
+        "answering": ["answer", "answer", "rule", "tick", "delegate"],
         "ruling": ["rule", "rule", "undo"],
-        "bonus": ["bonus_answer", "bonus_answer", "tick"],
+        "bonus": ["bonus_answer", "bonus_answer", "tick", "suggest", "decide", "decide"],
         "bonus_ruling": ["rule", "rule"],
         "between": ["tick", "next"],
     }.get(state.phase, [])
@@ -126,8 +134,32 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
             draw(st.integers(0, max(revealed - 1, 0))),
             delay_bound=draw(st.sampled_from([0.0, 0.1, 0.3])),
         )
+    bots = [p.player_id for p in state.players if p.kind == "bot"] or players
+    if action == "confirm":
+        pending = [p.player_id for p in t.proposals] if t is not None else []
+        return ConfirmBuzz(
+            draw(st.sampled_from(pending or bots)),
+            draw(st.booleans()),
+            draw(st.sampled_from([None, *players])),
+        )
+    if action == "delegate":
+        return Delegate(draw(st.sampled_from([None, *bots])))
+    if action in ("suggest", "decide"):
+        b = state.bonus
+        bonus_id, part = (b.bonus_id, b.part) if b is not None else (500, 0)
+        if action == "suggest":
+            confidence = draw(st.sampled_from([0.3, 0.9, 1.5]))
+            mates = [p.player_id for p in state.players if b is not None and p.team_id == b.team_id]
+            suggester = draw(st.sampled_from([x for x in mates if x in bots] or bots))
+            return BonusSuggestion(suggester, bonus_id, part, "AI guess", confidence, "because")
+        decision = draw(st.sampled_from([*BonusDecision, "maybe"]))
+        verdict = draw(st.sampled_from(JUDGE_VERDICTS))
+        by = draw(st.sampled_from([None, *players]))
+        return DecideBonus(bonus_id, part, decision, by, None, verdict, "r", "Be specific")
     if action == "answer":
+        delegate = t is not None and t.buzz is not None and t.buzz.answerer_id
         buzzer = t.buzz.player_id if t is not None and t.buzz is not None else draw(st.sampled_from(players))
+        buzzer = delegate or buzzer
         verdict = draw(st.sampled_from(JUDGE_VERDICTS))
         return Answer(buzzer, qid, draw(st.sampled_from(["Curie", "no idea"])), verdict, "why", "Which one?")
     if action == "rule":
@@ -158,17 +190,18 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
     raise AssertionError(action)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     data=st.data(),
     auto_rule=st.booleans(),
     auto_advance=st.booleans(),
-    preset=st.sampled_from(["naqt", "hvc"]),
+    preset=st.sampled_from(["naqt", "hvc", "qanta26", "qanta26_static"]),
     collection_window=st.sampled_from([0.0, 0.15]),
     multimodal=st.booleans(),
+    hybrid=st.booleans(),
 )
 def test_applying_each_event_to_the_view_gives_the_fresh_view(
-    data, auto_rule, auto_advance, preset, collection_window, multimodal
+    data, auto_rule, auto_advance, preset, collection_window, multimodal, hybrid
 ):
     # Multimodal: an image with a reveal lockout and a delay among the words (tests/game/test_media.py).
     texts = [
@@ -176,6 +209,7 @@ def test_applying_each_event_to_the_view_gives_the_fresh_view(
     ]
     state = make_state(
         preset=preset,
+        hybrid=hybrid,
         tossups=3,
         bonuses=2,
         words=6,
@@ -210,6 +244,8 @@ def test_a_seat_reaches_every_view_through_player_joined():
         "name": "cy",
         "kind": "human",
         "weight_class": "",
+        "buzz_mode": "autonomous",
+        "min_token": 0,
     }
     check_views_agree(state, new, events)
     assert view(new, "player:77")["you"] == {

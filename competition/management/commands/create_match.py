@@ -43,6 +43,7 @@ def create(
     packet: str = "demo",
     teams: list[str],
     bots: list[str] | None = None,
+    team_bots: list[dict[str, Any]] | None = None,
     tossups: int | None = None,
     preset: str = "naqt",
     name: str = "",
@@ -50,7 +51,8 @@ def create(
 ) -> Match:
     """Create a match in the lobby on ``packet``'s tossups (the first ``tossups`` of them in
     packet order, default all) and bonuses, with human ``teams`` and one light-weight bot
-    per name in ``bots`` (each on its own team). ``config``: :class:`competition.game.MatchConfig`
+    per name in ``bots`` (each on its own team); ``team_bots``: bot seats on human teams (see
+    :func:`team_bot`). ``config``: :class:`competition.game.MatchConfig`
     overrides (``wpm``, ``answer_window``, ``auto_rule``…).
 
     Raises CommandError with the reason (unknown set or preset, bad config, duplicate names)."""
@@ -69,13 +71,33 @@ def create(
             bonus_ids=bonus_ids,
             preset=preset,
             teams=teams,
-            bots=[{"name": b, "weight_class": "light"} for b in bots or []],
+            bots=[{"name": b, "weight_class": "light"} for b in bots or []] + list(team_bots or []),
             config=config or {},
         )
     except services.ServiceError as exc:
         raise command_error(exc) from None
     except (TypeError, ValueError) as exc:  # MatchConfig refuses unknown or bad settings
         raise CommandError(f"bad match config: {exc}") from None
+
+
+def team_bot(spec: str) -> dict[str, Any]:
+    """A ``--team-bot`` value ``NAME@TEAM[:WEIGHT[:MODE[:MIN_TOKEN]]]`` (weight light|mid|heavy,
+    default mid; mode autonomous|semi_autonomous|muted, default autonomous) as a
+    ``services.create_match`` bot. CommandError for a malformed value."""
+    name, at, rest = spec.partition("@")
+    team, *opts = rest.split(":")
+    if not at or not name.strip() or not team.strip() or len(opts) > 3:
+        raise CommandError(f"--team-bot {spec!r}: expected NAME@TEAM[:WEIGHT[:MODE[:MIN_TOKEN]]]")
+    weight, mode, k = [*opts, "", "", ""][:3]
+    if k and not k.isdigit():
+        raise CommandError(f"--team-bot {spec!r}: MIN_TOKEN must be a whole number")
+    return {
+        "name": name.strip(),
+        "team": team.strip(),
+        "weight_class": weight or "mid",
+        "buzz_mode": mode or "autonomous",
+        "min_token": int(k or 0),
+    }
 
 
 def describe(match: Match, base_url: str) -> dict[str, Any]:
@@ -105,6 +127,12 @@ class Command(BaseCommand):
         parser.add_argument("--packet", default="demo", help="'demo' or an imported question set's name")
         parser.add_argument("--teams", required=True, help="human team names, comma-separated: Red,Blue")
         parser.add_argument("--bot", action="append", default=[], help="a bot seat (repeatable)")
+        parser.add_argument(
+            "--team-bot",
+            action="append",
+            default=[],
+            help="a bot seat on a human team: NAME@TEAM[:WEIGHT[:MODE[:MIN_TOKEN]]] (repeatable)",
+        )
         parser.add_argument("--tossups", type=int, help="play only the first N tossups")
         parser.add_argument("--preset", default="naqt")
         parser.add_argument("--name", default="")
@@ -134,6 +162,7 @@ class Command(BaseCommand):
             packet=opts["packet"],
             teams=teams,
             bots=opts["bot"],
+            team_bots=[team_bot(s) for s in opts["team_bot"]],
             tossups=opts["tossups"],
             preset=opts["preset"],
             name=opts["name"],

@@ -98,13 +98,19 @@ function describe(type, d) {
     case "protest_marked": return `protest #${d.protest_id} by ${protestBy(d)}: ${d.reason}`;
     case "protest_resolved": return `protest #${d.protest_id} resolved: ${teamName(m, d.resolution.team_id)} ${d.resolution.points} points`;
     case "race": return `race: ${d.candidates.length} candidate(s), rule ${d.rule}`;
+    case "buzz_proposed": return `${player(d.player_id)} (semi-autonomous) would buzz at word ${d.token_index}: waiting for confirmation`;
+    case "proposal_closed": return `${player(d.player_id)}'s pending buzz: ${d.outcome}${d.by != null ? ` by ${player(d.by)}` : ""}`;
+    case "muted_buzz": return `${player(d.player_id)} (muted) would have buzzed at word ${d.token_index}`;
+    case "answer_delegated": return `answer of ${player(d.player_id)}'s buzz given to ${player(d.answerer_id)}`;
+    case "bonus_suggestion": return `bonus part ${d.part + 1}: ${player(d.player_id)} suggests “${d.guess}” (${Math.round(d.confidence * 100)}%)`;
+    case "bonus_decision": return `bonus part ${d.part + 1}: ${d.decision}${d.consulted != null ? ` (${player(d.consulted)})` : ""}`;
     default: return `${type} ${Object.keys(d).length ? JSON.stringify(d).slice(0, 120) : ""}`;
   }
 }
 
 // --- the log: words grouped into one line per tossup, the events that matter highlighted ---
 const LOG_KINDS = {
-  buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz",
+  buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz", buzz_proposed: "buzz",
   buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
   ruling_undone: "correction", tossup_replayed: "correction", points_adjusted: "correction",
   protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
@@ -299,8 +305,48 @@ function render() {
     $("judge-line").textContent = "";
     $("directed-prompt").value = "";
   }
+  renderHybrid(buzz);
   renderBonus();
 }
+
+/** Hybrid teams (HYBRID.md): an AI's buzz waiting for confirmation, delegating the answer of
+ * the buzz being answered to the buzzer's team's AI (and back), the captain's bonus choice. */
+function renderHybrid(buzz) {
+  const t = m.tossup;
+  const rows = [];
+  for (const p of (t && !t.outcome && t.proposals) || []) {
+    rows.push(`<p>${escapeHtml(player(p.player_id))} (${escapeHtml(teamName(m, p.team_id))}) would buzz at word ${p.token_index + 1}: `
+      + `<button type="button" data-hybrid="confirm_buzz" data-bot="${p.player_id}">Confirm</button> `
+      + `<button type="button" data-hybrid="decline_buzz" data-bot="${p.player_id}">Decline</button></p>`);
+  }
+  if (buzz && m.phase === "answering") {
+    const bots = m.players.filter((p) => p.kind === "bot" && p.team_id === buzz.team_id && p.player_id !== buzz.player_id);
+    if (buzz.answerer_id) {
+      rows.push(`<p>${escapeHtml(player(buzz.answerer_id))} answers for ${escapeHtml(player(buzz.player_id))}: `
+        + `<button type="button" data-hybrid="delegate">Revert to ${escapeHtml(player(buzz.player_id))}</button></p>`);
+    } else if (bots.length) {
+      rows.push(`<p>${bots.map((p) => `<button type="button" data-hybrid="delegate" data-bot="${p.player_id}">Delegate to ${escapeHtml(p.name)}</button>`).join(" ")}</p>`);
+    }
+  }
+  const b = m.bonus;
+  if (m.bonusDecisions && b && m.phase === "bonus" && !b.ended && !b.decision) {
+    const ai = (b.suggestions || []).filter((x) => x.part === b.part);
+    const said = ai.map((x) => `${escapeHtml(player(x.player_id))}: “${escapeHtml(x.guess)}” (${Math.round(x.confidence * 100)}%)`).join("; ");
+    rows.push(`<p>Bonus part ${b.part + 1} — AI: ${said || "no suggestion yet"}. For the captain: `
+      + ["own", "consult", "abstain"].map((d) => `<button type="button" data-hybrid="bonus_decision" data-decision="${d}"${d === "consult" && !ai.length ? " disabled" : ""}>${d}</button>`).join(" ")
+      + "</p>");
+  }
+  const html = rows.join("");
+  if ($("hybrid-tools").innerHTML !== html) $("hybrid-tools").innerHTML = html;
+}
+
+$("hybrid-tools").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-hybrid]");
+  if (!btn) return;
+  const name = btn.dataset.hybrid;
+  if (name === "bonus_decision") command(name, { bonus_id: m.bonus.bonus_id, part: m.bonus.part, decision: btn.dataset.decision });
+  else command(name, btn.dataset.bot ? { bot_id: Number(btn.dataset.bot) } : {});
+});
 
 function renderBonus() {
   const b = m.bonus;

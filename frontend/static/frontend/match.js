@@ -216,6 +216,7 @@ export function modelFromSnapshot(state) {
     teams: (state.teams || []).map((x) => ({ ...x })),
     players: state.players || [],
     tossupCount: state.tossup_count || 0,
+    bonusDecisions: !!state.bonus_decisions,
     match: state.match || {},
     you: state.you || null,
     tossup: t
@@ -229,6 +230,7 @@ export function modelFromSnapshot(state) {
           buzz: t.buzz ? { ...t.buzz } : null,
           answer_line: t.answer_line ?? null,
           outcome: t.outcome ?? null,
+          proposals: (t.proposals || []).map((p) => ({ ...p })),
         }
       : null,
     bonus: b
@@ -242,6 +244,9 @@ export function modelFromSnapshot(state) {
           pending: b.pending || null,
           points: b.points || 0,
           ended: false,
+          decision: b.decision || "",
+          consulted: b.consulted ?? null,
+          suggestions: (b.suggestions || []).map((x) => ({ ...x })),
         }
       : null,
   };
@@ -264,7 +269,7 @@ export function applyEvent(m, type, d) {
   switch (type) {
     case "player_joined":
       if (!m.players.some((p) => p.player_id === d.player_id)) {
-        m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class });
+        m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class, buzz_mode: d.buzz_mode, min_token: d.min_token });
       }
       break;
     case "match_started":
@@ -275,7 +280,7 @@ export function applyEvent(m, type, d) {
       m.bonus = null;
       m.tossup = {
         index: d.index, question_id: d.question_id, token_count: d.token_count, words: [],
-        category: d.category || "", locked_teams: [], buzz: null, answer_line: null, outcome: null,
+        category: d.category || "", locked_teams: [], buzz: null, answer_line: null, outcome: null, proposals: [],
       };
       break;
     case "tossup_answer":
@@ -296,6 +301,17 @@ export function applyEvent(m, type, d) {
         if (!t.locked_teams.includes(d.team_id)) t.locked_teams.push(d.team_id);
       }
       m.phase = "answering";
+      break;
+    case "buzz_proposed": // a teammate bot's buzz waits for confirmation (this team and the moderator)
+      if (t && t.question_id === d.question_id) {
+        t.proposals = [...t.proposals.filter((p) => p.player_id !== d.player_id), { player_id: d.player_id, team_id: d.team_id, token_index: d.token_index, deadline: d.deadline }];
+      }
+      break;
+    case "proposal_closed":
+      if (t) t.proposals = t.proposals.filter((p) => p.player_id !== d.player_id);
+      break;
+    case "answer_delegated":
+      if (t && t.buzz) Object.assign(t.buzz, { answerer_id: d.answerer_id === d.player_id ? null : d.answerer_id, answer_deadline: d.answer_deadline, prompts: 0, directed_prompt: null });
       break;
     case "answer_given":
       if (t && t.buzz) Object.assign(t.buzz, { guess: d.guess, verdict: d.verdict, reason: d.reason, directed_prompt: d.directed_prompt });
@@ -331,7 +347,7 @@ export function applyEvent(m, type, d) {
       break;
     case "bonus_started":
       m.phase = "bonus";
-      m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false };
+      m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false, decision: "", consulted: null, suggestions: [] };
       break;
     case "bonus_answer_lines":
       if (m.bonus) m.bonus.parts = d.parts.map((p) => ({ ...p, result: null }));
@@ -342,8 +358,18 @@ export function applyEvent(m, type, d) {
         m.bonus.parts[d.part] = { ...(m.bonus.parts[d.part] || {}), part: d.part, text: d.text, value: d.value, result: null };
         m.bonus.answer_deadline = d.answer_deadline;
         m.bonus.pending = null;
+        Object.assign(m.bonus, { decision: "", consulted: null, suggestions: [] });
       }
       m.phase = "bonus";
+      break;
+    case "bonus_suggestion": // the team's AI on the open part (this team and the moderator)
+      if (m.bonus) {
+        const s = { player_id: d.player_id, part: d.part, guess: d.guess, confidence: d.confidence, explanation: d.explanation };
+        m.bonus.suggestions = [...m.bonus.suggestions.filter((x) => x.player_id !== d.player_id), s];
+      }
+      break;
+    case "bonus_decision":
+      if (m.bonus) Object.assign(m.bonus, { decision: d.decision, consulted: d.consulted });
       break;
     case "bonus_answer_given":
       if (m.bonus) m.bonus.pending = { part: d.part, guess: d.guess, verdict: d.verdict, directed_prompt: d.directed_prompt };
@@ -355,7 +381,7 @@ export function applyEvent(m, type, d) {
       break;
     case "bonus_part_ruled":
       if (m.bonus && m.bonus.parts[d.part]) {
-        Object.assign(m.bonus.parts[d.part], { result: { guess: d.guess, ruling: d.ruling, points: d.points }, answer_line: d.answer_line });
+        Object.assign(m.bonus.parts[d.part], { result: { guess: d.guess, ruling: d.ruling, points: d.points, decision: d.decision || "" }, answer_line: d.answer_line });
         m.bonus.pending = null;
         m.bonus.answer_deadline = null;
       }

@@ -23,6 +23,8 @@ let pendingBuzz = null; // ref of a buzz sent and not yet resolved
 let lockoutUntil = 0; // Date.now() ms until which an image/audio clue's reveal lockout runs
 let answerSent = false;
 let bonusSent = null; // "bonus_id:part" answered
+let aiShown = null; // "bonus_id:part" whose AI suggestion this player asked to see
+let decisionSent = null; // "bonus_id:part" the captain decided on
 const flagged = new Set();
 const clock = new ClockOffset();
 const myStats = new MyStats(document.getElementById("my-stats"));
@@ -388,6 +390,16 @@ function onEvent(type, d) {
     case "bonus_part":
       bonusPrompt = "";
       bonusSent = null;
+      decisionSent = null;
+      break;
+    case "bonus_decision":
+      if (m.bonus && m.bonus.team_id === myTeam() && d.decision !== "own") bonusSent = `${d.bonus_id}:${d.part}`;
+      break;
+    case "proposal_closed":
+      if (d.outcome === "timeout" && d.team_id === myTeam()) banner(`${playerName(d.player_id)}'s buzz was not confirmed in time.`);
+      break;
+    case "answer_delegated":
+      banner(d.answerer_id === d.player_id ? `${playerName(d.player_id)} answers again` : `The moderator gave the answer to ${playerName(d.answerer_id)}`);
       break;
     case "bonus_prompt":
       bonusSent = null; // the team answers this part again
@@ -465,6 +477,7 @@ function render() {
     $("answer-input").value = "";
   }
 
+  renderConfirm();
   renderBonus();
   const showFlags = !!(t && t.outcome && t.outcome !== "skipped");
   $("flags").hidden = !showFlags;
@@ -506,11 +519,70 @@ function renderRecap(t) {
     : "<li>Nobody buzzed.</li>";
 }
 
+/** A teammate bot's pending buzz: this (human) seat confirms or declines it before its deadline. */
+function renderConfirm() {
+  const t = m.tossup;
+  const human = !m.you || m.you.kind !== "bot";
+  const pending = t && human && !t.outcome ? (t.proposals || []).filter((p) => p.team_id === myTeam()) : [];
+  $("confirm").hidden = !pending.length;
+  // Rebuilt only when the pending buzzes change, so a tap never lands on a replaced button.
+  const html = pending.map((p) => `<li><span>${escapeHtml(playerName(p.player_id))} would buzz at word ${p.token_index + 1} (<span class="left" data-deadline="${p.deadline}"></span> s)</span>`
+    + `<button type="button" class="primary" data-confirm="${p.player_id}">Confirm buzz</button>`
+    + `<button type="button" data-decline="${p.player_id}">Decline</button></li>`).join("");
+  if ($("confirm-list").dataset.html !== html) {
+    $("confirm-list").innerHTML = html;
+    $("confirm-list").dataset.html = html;
+  }
+  for (const el of $("confirm-list").querySelectorAll(".left")) {
+    el.textContent = String(Math.max(0, Math.ceil(Number(el.dataset.deadline) - (Date.now() / 1000 + clock.offset))));
+  }
+}
+
+/** The team's captain: its first human seat (the engine's rule). */
+function captainOf(teamId) {
+  const p = m.players.find((x) => x.team_id === teamId && x.kind === "human");
+  return p ? p.player_id : null;
+}
+
+const DECISION_TEXT = { own: "own answer", consult: "consult the AI", abstain: "abstain" };
+
+/** On each part of our bonus (presets with bonus decisions): the AI's suggestion on request,
+ * and the captain's own answer / consult the AI / abstain. */
+function renderConsult(b, cur) {
+  const key = cur ? `${b.bonus_id}:${b.part}` : null;
+  const show = m.bonusDecisions && b.team_id === myTeam() && cur && !cur.result && !b.ended && m.phase === "bonus";
+  $("consult").hidden = !show;
+  if (!show) return;
+  const ai = (b.suggestions || []).filter((x) => x.part === b.part);
+  const shown = aiShown === key;
+  $("consult-show").hidden = shown;
+  $("consult-suggestion").hidden = !shown;
+  if (shown) {
+    $("consult-suggestion").innerHTML = ai.length
+      ? ai.map((x) => `<p><strong>${escapeHtml(playerName(x.player_id))}:</strong> <span class="ai-guess">${escapeHtml(x.guess)}</span>`
+          + ` <span class="ai-confidence">(${Math.round(x.confidence * 100)}% confident)</span></p>`
+          + (x.explanation ? `<p class="ai-explanation">${escapeHtml(x.explanation)}</p>` : "")).join("")
+      : "<p>The AI has not suggested an answer yet.</p>";
+  }
+  const captain = captainOf(b.team_id);
+  const isCaptain = captain === seat.player_id;
+  const decided = b.decision || (decisionSent === key ? "…" : "");
+  $("consult-who").textContent = decided
+    ? `Decision: ${DECISION_TEXT[b.decision] || "sent"}`
+    : isCaptain ? "You are the captain: choose." : `${playerName(captain)} (captain) chooses.`;
+  $("consult-choices").hidden = !isCaptain || !!decided;
+  for (const btn of $("consult-choices").querySelectorAll("button")) {
+    btn.disabled = btn.dataset.decision === "consult" && !ai.length;
+  }
+}
+
 function bonusResultText(b) {
   if (b.ended || m.phase === "between") return `Bonus: ${b.points} points`;
   if (bonusPrompt) return bonusPrompt;
   const last = b.parts.filter((p) => p && p.result).pop();
-  return last ? `Part ${last.part + 1}: ${last.result.ruling.replace("_", " ")} (${points(last.result.points)})` : "";
+  if (!last) return "";
+  const how = last.result.decision && last.result.decision !== "own" ? ` — ${DECISION_TEXT[last.result.decision]}` : "";
+  return `Part ${last.part + 1}: ${last.result.ruling.replace("_", " ")} (${points(last.result.points)})${how}`;
 }
 
 function renderBonus() {
@@ -534,6 +606,7 @@ function renderBonus() {
   } else {
     bonusClock.stop();
   }
+  renderConsult(b, cur);
   $("bonus-result").textContent = bonusResultText(b);
 }
 
@@ -592,6 +665,29 @@ $("bonus-form").addEventListener("submit", (ev) => {
   }
   render();
 });
+$("confirm-list").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-confirm], button[data-decline]");
+  if (!btn) return;
+  const confirm = btn.dataset.confirm !== undefined;
+  socket.send({ type: confirm ? "confirm_buzz" : "decline_buzz", bot_id: Number(confirm ? btn.dataset.confirm : btn.dataset.decline) });
+  btn.disabled = true;
+});
+$("consult-show").addEventListener("click", () => {
+  const b = m.bonus;
+  if (b) aiShown = `${b.bonus_id}:${b.part}`;
+  render();
+});
+$("consult-choices").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-decision]");
+  const b = m.bonus;
+  if (!btn || !b) return;
+  if (socket.send({ type: "bonus_decision", bonus_id: b.bonus_id, part: b.part, decision: btn.dataset.decision }) !== null) {
+    decisionSent = `${b.bonus_id}:${b.part}`;
+  }
+  render();
+});
+// The confirmation prompt counts down on its own (no event arrives while it waits).
+setInterval(() => { if (m && m.tossup && (m.tossup.proposals || []).length) renderConfirm(); }, 500);
 $("flags").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-problem]");
   if (!btn || !m.tossup) return;
