@@ -23,6 +23,7 @@ from urllib.parse import parse_qs
 import redis.exceptions
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
+from django.utils import timezone
 
 from buzzer import presence, protocol
 from buzzer.driver import connect_db, live_db
@@ -60,7 +61,13 @@ def _authenticate(code: str, role: Role, token: str) -> tuple[int, Player | None
     if role is Role.MODERATOR:
         return (match.id, None) if token and token == match.moderator_token else None
     player = Player.objects.filter(match=match, token=token).first() if token else None
-    return (match.id, player) if player is not None else None
+    if player is None:
+        return None
+    if player.first_connected_at is None:  # the seat joined the match: it counts in the fits
+        Player.objects.filter(id=player.id, first_connected_at__isnull=True).update(
+            first_connected_at=timezone.now()
+        )
+    return match.id, player
 
 
 class MatchConsumer(AsyncWebsocketConsumer):

@@ -311,6 +311,12 @@ class Player(models.Model):
         related_name="players",
         help_text="the person or bot across matches",
     )
+    first_connected_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text="when the seat's token first opened a socket (a seat that never connected is left out of fits)",
+    )
 
     class Meta:
         unique_together = [("match", "name")]

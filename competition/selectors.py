@@ -141,8 +141,8 @@ class RuledBuzz:
 class Seat:
     """A player of the match (``kind`` is ``human`` or ``bot``); ``competitor_id`` is its identity
     across matches (``Competitor``; None only for a row created around the model, e.g. bulk);
-    ``played``: it buzzed or answered at least once (a seat that never joined, or sat silent,
-    did not)."""
+    ``played``: its token opened a socket, or it buzzed or answered (a seat that never
+    connected did not play)."""
 
     player_id: int
     name: str
@@ -203,8 +203,12 @@ PLAYING_EVENTS = ("buzz_received", "answer_given", "bonus_answer_given")
 
 
 def _played_seat_ids(match: Match) -> set[int]:
-    """Seats of ``match`` that buzzed (a row in the buzz log) or answered (a playing event)."""
-    ids = set(Buzz.objects.filter(match=match).values_list("player_id", flat=True))
+    """Seats of ``match`` that connected, buzzed (a row in the buzz log) or answered (a playing
+    event). A seat that sat through tossups without buzzing played: not buzzing is its response."""
+    ids = set(
+        Player.objects.filter(match=match, first_connected_at__isnull=False).values_list("id", flat=True)
+    )
+    ids |= set(Buzz.objects.filter(match=match).values_list("player_id", flat=True))
     actors = (
         MatchEvent.objects.filter(match=match, event__in=PLAYING_EVENTS, actor__startswith="player:")
         .values_list("actor", flat=True)

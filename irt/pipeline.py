@@ -1,9 +1,10 @@
 """Django glue between the buzz log, the response store and the pure IRT/ADVSCORE code.
 
 Response policy for live tossups (every subject of the match gets one response per
-played tossup; skipped tossups give none). A subject is a seat that played — buzzed or
-answered at least once (``Seat.played``) — or a human team with such a seat: a seat that
-never joined or sat silent gives no response, so it is in no fit and no leaderboard.
+played tossup; skipped tossups give none). A subject is a seat that played — connected,
+buzzed or answered (``Seat.played``) — or a human team with such a seat: a seat that never
+connected (e.g. a bot that never started) gives no response, so it is in no fit and no
+leaderboard.
 - a player or bot that buzzed correctly: 1; buzzed wrongly (neg, wrong after the read,
   timeout): 0;
 - never buzzed: 0 — "did not know it by the time the tossup was decided" (dead, or
@@ -100,8 +101,8 @@ def match_responses(match_id: int, *, unbuzzed: str = "wrong") -> list[Response]
             )
         )
 
-    # A seat that never buzzed or answered (never joined, or sat silent) is no subject: it would
-    # enter fits and leaderboards as all wrong. A human team counts while one of its seats played.
+    # A seat that never connected is no subject: it would enter fits and leaderboards as all
+    # wrong. A human team counts while one of its seats played.
     seats = [p for p in play.seats if p.played]
     teams = [t for t in play.human_teams if any(p.team_id == t.team_id for p in seats)]
     for tossup_id in play.played_tossup_ids:

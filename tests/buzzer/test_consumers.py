@@ -86,6 +86,13 @@ async def test_player_snapshot_names_the_seat_and_hides_the_answer():
     assert snap["state"]["you"]["player_id"] == alice.id
     assert "Moby" not in json.dumps(snap)
     await comm.disconnect()
+    # The seat connected: it counts in the match's fits from now on (competition.selectors).
+    first = (await database_sync_to_async(Player.objects.get)(id=alice.id)).first_connected_at
+    assert first is not None
+    again = await connect(match, "play", alice.token)
+    await recv(again)
+    await again.disconnect()
+    assert (await database_sync_to_async(Player.objects.get)(id=alice.id)).first_connected_at == first
 
 
 async def test_bad_frames_get_errors_and_change_nothing():

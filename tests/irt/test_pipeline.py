@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from django.utils import timezone
 
 from competition import services
 from competition.models import Buzz, Flag, Match, MatchEvent, Packet, Player, QuestionSet, Team, Tossup
@@ -185,8 +186,9 @@ def test_sensitivity_is_stored_in_the_summary(match: Match) -> None:
 
 
 def test_seats_that_never_played_give_no_responses(match: Match) -> None:
-    """A bot seat that never connected, a human who joined and never buzzed, and a team none of
-    whose players played are in no fit; one answer (no buzz row yet) is enough to count."""
+    """A bot seat that never connected, a human who joined and never connected, and a team none
+    of whose players played are in no fit; one answer (no buzz row yet) or one connection is
+    enough to count."""
     team = Team.objects.create(match=match, name="Ghost bot", kind=Team.Kind.BOT)
     ghost = Player.objects.create(match=match, team=team, name="Ghost bot", kind=Player.Kind.BOT)
     silent = services.join_match(code=match.join_code, name="sam", team="Blue")
@@ -212,3 +214,8 @@ def test_seats_that_never_played_give_no_responses(match: Match) -> None:
     assert pipeline.identity_key("bot", ghost.competitor_id, ghost.id) not in fitted
     assert pipeline.identity_key("human", silent.competitor_id, silent.id) not in fitted
     assert key(match, "gil") in fitted
+
+    # A seat whose token opened a socket played, though it never buzzed: not buzzing is its answer.
+    Player.objects.filter(id=silent.id).update(first_connected_at=timezone.now())
+    responses = [r for r in pipeline.match_responses(match.id) if r.subject == key(match, "sam")]
+    assert responses and not any(r.correct for r in responses)
