@@ -30,6 +30,22 @@ import websockets
 WRONG_ANSWER = "xyzzy plugh"
 
 
+def unattended_config(wpm: float) -> dict[str, Any]:
+    """The engine settings of a simulated match (``MatchConfig`` fields): read at ``wpm`` words
+    per minute, ruled by the judge, advancing by itself, short windows (seconds)."""
+    return {
+        "wpm": wpm,
+        "auto_rule": True,
+        "unattended": True,
+        "auto_advance": True,
+        "between_questions": 0.3,
+        "dead_time": 1.0,
+        "answer_window": 5.0,
+        "prompt_window": 5.0,
+        "bonus_part_window": 5.0,
+    }
+
+
 def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x))
 

@@ -30,7 +30,7 @@ from irt.models import Fit
 from irt.pipeline import identity_key
 from irt.selectors import subject_labels
 from scoring.rules import load_preset
-from tools.simulation import SimPlayer, moderate
+from tools.simulation import SimPlayer, moderate, unattended_config
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:
@@ -93,17 +93,7 @@ class Command(BaseCommand):
         call_command("migrate", verbosity=0)
         tossups, bonuses = self._questions(opts)
         guesser = self._guesser(opts)
-        config: dict[str, Any] = {
-            "wpm": opts["wpm"],
-            "auto_rule": True,
-            "unattended": True,
-            "auto_advance": True,
-            "between_questions": 0.3,
-            "dead_time": 1.0,
-            "answer_window": 5.0,
-            "prompt_window": 5.0,
-            "bonus_part_window": 5.0,
-        }
+        config: dict[str, Any] = unattended_config(opts["wpm"])
         if opts["bot_delay_ms"] is not None:
             config["bot_delay"] = opts["bot_delay_ms"] / 1000.0
         team_names = [f"Team {i + 1}" for i in range(opts["teams"])]

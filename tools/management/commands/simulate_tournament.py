@@ -32,7 +32,7 @@ from config import launcher
 from formats import qbj as qbjfmt
 from irt.models import Fit
 from tools.management.commands.simulate_match import _cached_guesser, _packet_order, start_stack
-from tools.simulation import SimPlayer, moderate
+from tools.simulation import SimPlayer, moderate, unattended_config
 
 #: What a game's entry carries for the clients only (tokens, answers), left out of the report.
 SECRET = ("moderator_token", "seats", "answers", "bonus_answers")
@@ -88,17 +88,7 @@ class Command(BaseCommand):
                     {"name": f"s{opts['seed']} T{t + 1} bot", "kind": "bot", "weight_class": "light"}
                 )
             teams.append({"name": f"s{opts['seed']} Team {t + 1}", "players": players})
-        config = {
-            "wpm": opts["wpm"],
-            "auto_rule": True,
-            "unattended": True,
-            "auto_advance": True,
-            "between_questions": 0.3,
-            "dead_time": 1.0,
-            "answer_window": 5.0,
-            "prompt_window": 5.0,
-            "bonus_part_window": 5.0,
-        }
+        config = unattended_config(opts["wpm"])
         fmt = {
             "round_robin": opts["round_robin"],
             "groups": opts["groups"],
