@@ -174,6 +174,8 @@ async def _redis_outage(srv: Served, live: dict[str, Any], ending: dict[str, Any
     player = await Bystander(srv.ws_url(live["code"], "play", live["players"]["ada"]["token"])).start()
     mod = await Bystander(srv.ws_url(live["code"], "moderate", live["moderator_token"])).start()
     other_mod = await Bystander(srv.ws_url(ending["code"], "moderate", ending["moderator_token"])).start()
+    # bob sits at his tablet: the ending match has a player to fit.
+    bob = await Bystander(srv.ws_url(ending["code"], "play", ending["players"]["bob"]["token"])).start()
     await mod.send({"type": "command", "name": "start", "command_id": "start@0"})
     await other_mod.send({"type": "command", "name": "start", "command_id": "start@0"})
     await watcher.wait_for(lambda f: is_event("words")(f) and f["data"]["start"] >= 4)
@@ -211,7 +213,7 @@ async def _redis_outage(srv: Served, live: dict[str, Any], ending: dict[str, Any
     resumed_after = later[0] - back_at
     ended = await watcher.wait_for(is_event("match_ended"), timeout=90)
     await asyncio.sleep(1.0)  # let any duplicate arrive, if one were coming
-    for client in (player, mod, other_mod):
+    for client in (player, mod, other_mod, bob):
         await client.close()
     await watcher.close()
     return {
@@ -295,9 +297,12 @@ result = Response.objects.filter(dataset="live").count()
 """
 
 END_MATCH = """
+from django.utils import timezone
 from competition import game, services
 from competition.models import Match
 m = Match.objects.get(join_code={code!r})
+# Its players sat at their tablets (a seat that never connected is in no fit).
+m.players.update(first_connected_at=timezone.now())
 for command in (game.Start(), game.Reveal()):  # one tossup heard, unanswered: the match ends
     services.apply_command(match_id=m.id, command=command, actor="moderator")
 m.refresh_from_db()
