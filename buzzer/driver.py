@@ -5,7 +5,8 @@ does, so words are revealed once however many processes serve the match; if that
 dies, another takes over when the lease expires.
 
 The match clock stops while nobody drives it. The holder writes a heartbeat
-(``Match.driven_at``) every :data:`HEARTBEAT_S` while the match has a deadline; a driver that
+(``Match.driven_at``) every :data:`HEARTBEAT_S` while the match has a deadline (a tick that
+stores events writes it too, so while words flow no separate heartbeat is needed); a driver that
 starts driving (fresh process, takeover after a crash, Redis back after an outage) first
 calls ``services.resume_after_gap``, which pauses the match at that heartbeat and resumes it
 now in one transaction. So a server killed during an answer window and restarted any time
@@ -35,9 +36,9 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from channels.db import database_sync_to_async
+from asgiref.sync import SyncToAsync
 from django.conf import settings
-from django.db import connections
+from django.db import close_old_connections, connections
 
 from competition import game, selectors, services
 from competition.models import Match
@@ -80,15 +81,39 @@ def close_pool_connections(timeout: float = 10.0) -> None:
             task.result()
 
 
+HEALTH_CHECK_S = 1.0  # a pool thread re-checks its connection at most this often
+_thread = threading.local()
+
+
+class _PoolCall(SyncToAsync):
+    """channels' ``database_sync_to_async`` for the pools, except that a thread checks its
+    connections (Django's health check, a ``SELECT 1`` round trip, and ``CONN_MAX_AGE``) at
+    most every :data:`HEALTH_CHECK_S` instead of before every call: at five words a second
+    per match that check was one round trip in five of every word. A connection that breaks in
+    between fails its call, is closed right after it, and the thread's next call checks again."""
+
+    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
+        now = time.monotonic()
+        if now - getattr(_thread, "checked_at", -HEALTH_CHECK_S) >= HEALTH_CHECK_S:
+            close_old_connections()  # the next query checks the connection first
+            _thread.checked_at = now
+        try:
+            return super().thread_handler(loop, *args, **kwargs)
+        finally:
+            if any(conn.errors_occurred for conn in connections.all(initialized_only=True)):
+                close_old_connections()
+                _thread.checked_at = -HEALTH_CHECK_S
+
+
 def live_db(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as a coroutine function run on the live path's pool (ticks, buzzes, commands)."""
-    return database_sync_to_async(fn, thread_sensitive=False, executor=_LIVE_POOL)
+    return _PoolCall(fn, thread_sensitive=False, executor=_LIVE_POOL)
 
 
 def connect_db(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as a coroutine function run on the pool of connecting clients (authentication,
     snapshots), so a burst of them never delays a word or a buzz."""
-    return database_sync_to_async(fn, thread_sensitive=False, executor=_CONNECT_POOL)
+    return _PoolCall(fn, thread_sensitive=False, executor=_CONNECT_POOL)
 
 
 class Driver:
@@ -197,6 +222,8 @@ class Driver:
                         match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER
                     )
                     self.deadline = applied.next_deadline
+                    if applied.events:  # storing them moved Match.driven_at: no heartbeat due yet
+                        beat_at = time.time() + HEARTBEAT_S
                 except Exception:
                     log.exception("match %s: tick failed", self.match_id)
                     await asyncio.sleep(RETRY_S)

@@ -76,6 +76,9 @@ async def _redis_answers() -> bool:
     return await asyncio.shield(probe)  # a caller cancelled does not cancel the others' PING
 
 
+_senders: set[asyncio.Task] = set()  # rooms' outgoing senders, alive until their queue is sent
+
+
 def group_name(match_id: int) -> str:
     return f"match.{match_id}"
 
@@ -87,9 +90,13 @@ def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | 
     room = Room.rooms.get(match_id)
     if room is not None:
         # This process's own members need not wait for the round trip through Redis: the room
-        # relays at once and skips the echo (seqs it has relayed).
-        with contextlib.suppress(RuntimeError):  # the room's loop has closed
-            room.loop.call_soon_threadsafe(room._dispatch, message)
+        # relays at once (and skips the echo: seqs it has relayed), and its loop sends the
+        # message on to the other processes while the caller (a database thread) goes on.
+        try:
+            room.loop.call_soon_threadsafe(room._publish, message)
+            return
+        except RuntimeError:  # the room's loop has closed
+            pass
     async_to_sync(get_channel_layer().group_send)(group_name(match_id), message)
 
 
@@ -164,6 +171,12 @@ class Room:
         self.driver = Driver(match_id)
         self.loop = asyncio.get_running_loop()
         self._listener = asyncio.create_task(self._listen())
+        # Messages of this process's commits for the other processes, sent in commit order by
+        # one task that outlives the room until they are sent.
+        self._outgoing: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self._sender = asyncio.create_task(self._send_outgoing())
+        _senders.add(self._sender)
+        self._sender.add_done_callback(_senders.discard)
 
     @classmethod
     async def join(cls, match_id: int, member: Member) -> Room:
@@ -195,6 +208,7 @@ class Room:
         if not self.members and Room.rooms.get(self.match_id) is self:
             del Room.rooms[self.match_id]
             self._listener.cancel()
+            self._outgoing.put_nowait(None)  # the sender ends once what is queued is sent
             for other in self._outlets.values():
                 other.task.cancel()
             self._outlets.clear()
@@ -310,6 +324,21 @@ class Room:
             receiving = asyncio.create_task(layer.receive(channel))
             if message.get("type") != "room.probe":
                 self._dispatch(message)
+
+    def _publish(self, message: dict[str, Any]) -> None:
+        """On the room's loop: relay a committed message of this process to its members now,
+        and queue it for the other processes (through Redis)."""
+        self._dispatch(message)
+        self._outgoing.put_nowait(message)
+
+    async def _send_outgoing(self) -> None:
+        layer, group = get_channel_layer(), group_name(self.match_id)
+        while (message := await self._outgoing.get()) is not None:
+            try:
+                await layer.group_send(group, message)
+            except Exception as exc:  # stored anyway; other processes' members resync on the gap
+                log.warning("match %s: publishing events %s.. failed: %r",
+                            self.match_id, message["events"][0]["seq"], exc)  # fmt: skip
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         """Queue each event for the members allowed to see it (serialised once). Never waits

@@ -54,8 +54,15 @@ class MatchRowWrites:
         self.bytes = 0
 
     def __call__(self, execute, sql, params, many, context):
-        if sql.lstrip().upper().startswith('UPDATE "COMPETITION_MATCH"'):
+        head = sql.lstrip().upper()
+        if head.startswith('UPDATE "COMPETITION_MATCH"'):
             self.bytes += sum(_param_bytes(p) for p in params or ())
+        elif head.startswith("WITH M AS (\n    UPDATE COMPETITION_MATCH"):
+            # competition.ticks' one statement: its SET values (the rest selects the row and
+            # carries the event rows, which are not the match row)
+            from competition import ticks
+
+            self.bytes += sum(_param_bytes(p) for p in params[: ticks.SET_PARAMS])
         return execute(sql, params, many, context)
 
 

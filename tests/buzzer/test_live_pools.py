@@ -59,3 +59,45 @@ async def test_a_command_is_applied_and_words_flow_while_connecting_clients_are_
         assert (await recv(comm))["type"] == "snapshot"
         await comm.disconnect()
     await moderator.disconnect()
+
+
+async def test_a_pool_connection_killed_between_calls_costs_at_most_one_call(monkeypatch):
+    """Pool threads health-check their connection at most every HEALTH_CHECK_S (not before
+    every call: that was a round trip of every word). A connection killed in between fails
+    the next call only; the call after it reconnects."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from asgiref.sync import sync_to_async
+    from django.db import DatabaseError, connection
+
+    from buzzer import driver
+
+    if connection.vendor != "postgresql":
+        pytest.skip("kills a server-side PostgreSQL backend")
+    pool = ThreadPoolExecutor(max_workers=1)
+
+    def backend_pid() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_backend_pid()")
+            return cursor.fetchone()[0]
+
+    def kill(pid: int) -> None:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+    call = driver._PoolCall(backend_pid, thread_sensitive=False, executor=pool)
+    try:
+        first = await call()
+        assert await call() == first  # the connection persists between calls
+        await sync_to_async(kill)(first)
+        with pytest.raises(DatabaseError):
+            await call()  # used less than HEALTH_CHECK_S ago: not re-checked, so it fails
+        second = await call()  # closed after the failure, a new one is opened
+        assert second != first
+        # Past HEALTH_CHECK_S the check runs before the call: a killed connection costs nothing.
+        monkeypatch.setattr(driver, "HEALTH_CHECK_S", 0.0)
+        await sync_to_async(kill)(second)
+        assert await call() not in (first, second)
+    finally:
+        await asyncio.get_running_loop().run_in_executor(pool, driver.connections.close_all)
+        pool.shutdown()

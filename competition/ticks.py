@@ -1,0 +1,125 @@
+"""The reading's fast path: a word revealed in one round trip to PostgreSQL.
+
+Most of a live match's writes are the driver's ``Tick``s that reveal words. Through the locked
+path each costs a health check, ``SELECT … FOR UPDATE``, the events' ``INSERT``, the row's
+``UPDATE`` and ``COMMIT`` (five round trips and the ORM's query building: about 2.3 ms a word,
+``python -m tools.bench_state``). This process remembers the row it last wrote or read for each
+match (:func:`remember`): seq, live state, spec and records keys. A ``Tick`` is applied to that
+remembered state and stored by one statement that updates the row *only if it still holds what
+was remembered* and inserts the events in the same statement (so in one implicit transaction).
+If anything else wrote the row meanwhile (a buzz through another process, a moderator's
+command, a state-only write), the update matches no row, nothing is stored, and the caller
+falls back to the locked path. So the fast path can only ever store what the locked path would
+have stored.
+
+PostgreSQL only (the SQLite demo has one writer and gains little); events with media tokens
+(whose files become public), a change of status, spec or ruling record go the locked path.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+
+from competition import game, selectors
+
+
+@dataclass(frozen=True)
+class Known:
+    """What this process last stored or read of one match row."""
+
+    seq: int
+    live: str  # Match.state as stored, serialised
+    state: game.MatchState
+    spec_key: str
+    records_key: str
+
+
+_known: OrderedDict[int, Known] = OrderedDict()  # least recently written first
+_lock = threading.Lock()  # the live-db threads of a process share the map
+
+
+def remember(match_id: int, known: Known) -> None:
+    """Record ``known`` unless a newer seq of the match is recorded already; at most
+    ``selectors.CACHE_SIZE`` matches are kept (the least recently written is dropped)."""
+    with _lock:
+        old = _known.get(match_id)
+        if old is None or old.seq <= known.seq:
+            _known[match_id] = known
+            _known.move_to_end(match_id)
+            while len(_known) > selectors.CACHE_SIZE:
+                _known.popitem(last=False)
+
+
+def recall(match_id: int) -> Known | None:
+    return _known.get(match_id)
+
+
+def forget(match_id: int, known: Known) -> None:
+    with _lock:
+        if _known.get(match_id) is known:
+            del _known[match_id]
+
+
+def usable() -> bool:
+    """Whether this process's database takes the one-statement write."""
+    return connection.vendor == "postgresql"
+
+
+SET_PARAMS = 4  # the first parameters of _SQL: the values it stores in the match row
+# The row is updated only if it still holds the remembered seq, keys and live state; the events
+# are inserted only if it was (``FROM m``): none of either otherwise.
+_SQL = """
+WITH m AS (
+    UPDATE competition_match
+    SET state = %s::jsonb, seq = %s, driven_at = GREATEST(COALESCE(driven_at, %s), %s)
+    WHERE id = %s AND seq = %s AND spec_key = %s AND records_key = %s AND state = %s::jsonb
+    RETURNING id
+)
+INSERT INTO competition_matchevent (match_id, seq, event, payload, audience, actor, command_id, created_at)
+SELECT m.id, v.seq, v.event, v.payload::jsonb, v.audience, %s, '', now()
+FROM m, (VALUES {values}) AS v (seq, event, payload, audience)
+RETURNING seq
+"""
+
+
+def store(
+    match_id: int, known: Known, new: game.MatchState, events: list[game.Event], actor: str, now: float
+) -> list[dict[str, Any]] | None:
+    """Store ``events`` (seqs after ``known.seq``) and ``new``'s live state if the row still
+    holds ``known``; their broadcast form (as ``services.Applied.events``), or None when the
+    row had moved on (nothing stored; ``known`` is forgotten)."""
+    live = json.dumps(new.live_dict())
+    out = [
+        {
+            "seq": known.seq + i,
+            "event": ev.event,
+            "data": dict(ev.data),
+            "audience": ev.audience,
+            "actor": actor,
+        }
+        for i, ev in enumerate(events, start=1)
+    ]
+    values: list[Any] = []
+    for e in out:
+        values += [e["seq"], e["event"], json.dumps(e["data"]), e["audience"]]
+    seq = out[-1]["seq"]
+    params = [
+        live, seq, now, now,
+        match_id, known.seq, known.spec_key, known.records_key, known.live,
+        actor, *values,
+    ]  # fmt: skip
+    sql = _SQL.format(values=", ".join(["(%s::bigint, %s, %s, %s)"] * len(out)))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        stored = cursor.fetchall()
+    if not stored:  # the row had moved on (the statement stores all or nothing)
+        forget(match_id, known)
+        return None
+    remember(match_id, Known(seq, live, new, known.spec_key, known.records_key))
+    return out
