@@ -7,7 +7,7 @@ Tossups come from a question file any importer reads (``formats.questions.parse_
 imported question set (by name). Human buzz points come from:
 
 - ``simulated``: the simulated-human population of ``simulate_match`` (``tools.simulation``): ``players``
-  players of skill ~ N(0, 1) drawn from ``seed``; each is one opponent, whose buzz point is the token of
+  players of skill drawn from ``seed`` (``tools.simulation.HUMANS``); each is one opponent, whose buzz point is the token of
   its correct buzz (None when it does not know the answer or would neg);
 - ``log``: Tossup's own buzz log, the stored responses of finished matches (``irt.models.Response``,
   dataset ``live``): each human's response on a tossup is one opponent (its buzz token when correct,
@@ -38,7 +38,7 @@ from formats.questions import parse_file
 from formats.textio import cell_bool, cell_float, cell_int, cell_text, csv_rows
 from irt.botmetrics import BotMetrics, PrefixAnswer, TossupRun, evaluate
 from scoring.judge import judge, parse_answer_line
-from tools.simulation import SimPlayer
+from tools.simulation import HUMANS, SimPlayer
 
 Progress = Callable[[int, int], None]
 HUMAN_SOURCES = ("simulated", "log")
@@ -133,7 +133,7 @@ def simulated_humans(
     rng = random.Random(seed)
     population = [
         SimPlayer(
-            url="", name=f"human{i}", true_skill=rng.gauss(0.0, 1.0), seed=seed, answers={}, bonus_answers={}
+            url="", name=f"human{i}", true_skill=HUMANS.skill(rng), seed=seed, answers={}, bonus_answers={}
         )
         for i in range(players)
     ]

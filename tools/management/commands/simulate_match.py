@@ -10,6 +10,7 @@ import json
 import random
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,12 @@ from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
 from config import launcher
+from formats.errors import FormatError
 from irt.models import Fit
 from irt.pipeline import identity_key
 from irt.selectors import subject_labels
 from scoring.rules import load_preset
-from tools.simulation import SimPlayer, moderate, unattended_config
+from tools.simulation import HUMANS, SimPlayer, moderate, unattended_config
 
 
 def _packet_order(packet: Packet) -> tuple[int, str]:
@@ -63,6 +65,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--bot-train", help="packet file the TF-IDF or embedding bot trains on")
         parser.add_argument("--bot-train-max-year", type=int)
+        parser.add_argument(
+            "--extra-train",
+            action="append",
+            default=[],
+            type=Path,
+            help="more training questions for the TF-IDF bot, any file the importers read (e.g. the QANTA "
+            "JSON files; --bot-train-max-year applies); repeatable",
+        )
         parser.add_argument("--bot-threshold", type=float, default=None)
         parser.add_argument("--preset", default="naqt")
         parser.add_argument("--wpm", type=float, default=1500.0, help="reading speed (fast: nobody waits)")
@@ -120,7 +130,7 @@ class Command(BaseCommand):
         }
         roster = []
         for t, team in enumerate(team_names):
-            skills = [rng.gauss(0.0, 1.0) for _ in range(opts["players_per_team"])]
+            skills = [HUMANS.skill(rng) for _ in range(opts["players_per_team"])]
             for p, skill in enumerate(skills):
                 player = services.join_match(
                     code=match.join_code, name=f"m{match.id}-t{t + 1}p{p + 1}", team=team
@@ -208,9 +218,13 @@ class Command(BaseCommand):
             raise CommandError(
                 "--bot-train is required with --demo (a qbreader packet file), or use --bot none"
             )
+        if opts["extra_train"] and opts["bot"] != "tfidf":
+            raise CommandError("--extra-train trains the tfidf bot only")
         unit = "batch" if opts["bot"] == "embedding" else "tossup"
         bar = progress.wrapper(opts, desc=f"training {opts['bot']}", unit=unit)
-        return _cached_guesser(opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write, bar)
+        return _cached_guesser(
+            opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write, bar, opts["extra_train"]
+        )
 
     def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
         """(bot name, external id → first recorded buzz) from a buzz file or a folder of them."""
@@ -390,19 +404,24 @@ def start_stack(procs: list[Any]) -> str:
     return f"http://127.0.0.1:{port}"
 
 
-def _cached_guesser(kind: str, train: Path, max_year: int | None, say, bar=None) -> Any:
-    """Train the ``kind`` (tfidf | embedding) bot once per (file, size, mtime, max year, settings); later
-    runs load it. ``bar`` (optional) wraps the training's long loop (``progress.wrapper``)."""
+def _cached_guesser(
+    kind: str, train: Path, max_year: int | None, say, bar=None, extra: Sequence[Path] = ()
+) -> Any:
+    """Train the ``kind`` (tfidf | embedding) bot once per (files, sizes, mtimes, max year, settings);
+    later runs load it. ``bar`` (optional) wraps the training's long loop (``progress.wrapper``);
+    ``extra``: more question files for the tfidf bot (``buzzer.bots.tfidf.file_records``)."""
     from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
-    from buzzer.bots.tfidf import REFERENCE_VERSION, TfidfGuesser
+    from buzzer.bots.tfidf import REFERENCE_VERSION, TfidfGuesser, file_records
 
-    if not train.exists():
-        raise CommandError(f"{train}: no such file")
+    for path in (train, *extra):
+        if not path.exists():
+            raise CommandError(f"{path}: no such file")
     stat = train.stat()
     # The embedding cache also depends on the training cap; the TF-IDF one on the reference bot's version.
     settings_key = f":{DEFAULT_MAX_TRAIN}" if kind == "embedding" else f":{REFERENCE_VERSION}"
     key = hashlib.sha256(
         f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}{settings_key}".encode()
+        + b"".join(f":{p.resolve()}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode() for p in extra)
     ).hexdigest()
     model: Any = EmbeddingGuesser if kind == "embedding" else TfidfGuesser
     suffix = "npz" if kind == "embedding" else "joblib"
@@ -415,8 +434,9 @@ def _cached_guesser(kind: str, train: Path, max_year: int | None, say, bar=None)
                 # A model saved by an older version of the code: train afresh.
                 say(f"cannot load {cache} ({exc}); retraining")
         say(f"training the {kind} bot on {train} (max year {max_year})…")
-        guesser = model.from_packets(train, max_year=max_year, progress=bar)
-    except EncoderUnavailable as exc:
+        more = {"extra": [r for p in extra for r in file_records(p, max_year=max_year)]} if extra else {}
+        guesser = model.from_packets(train, max_year=max_year, progress=bar, **more)
+    except (EncoderUnavailable, FormatError) as exc:
         raise CommandError(str(exc)) from exc
     cache.parent.mkdir(parents=True, exist_ok=True)
     guesser.save(cache)

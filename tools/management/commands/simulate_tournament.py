@@ -32,7 +32,7 @@ from config import launcher
 from formats import qbj as qbjfmt
 from irt.models import Fit
 from tools.management.commands.simulate_match import _cached_guesser, _packet_order, start_stack
-from tools.simulation import SimPlayer, moderate, unattended_config
+from tools.simulation import HUMANS, SimPlayer, moderate, unattended_config
 
 #: What a game's entry carries for the clients only (tokens, answers), left out of the report.
 SECRET = ("moderator_token", "seats", "answers", "bonus_answers")
@@ -108,7 +108,7 @@ class Command(BaseCommand):
         except services.ServiceError as exc:
             raise command_error(exc) from exc
         skills = {
-            s.name: rng.gauss(0.0, 1.0)
+            s.name: HUMANS.skill(rng)
             for t in tournament.teams.all()
             for s in t.seats.filter(kind="human").order_by("id")
         }
