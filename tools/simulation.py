@@ -113,7 +113,9 @@ HUMANS = HumanModel(skill_mean=-0.33, skill_sd=0.68, early=0.71, noise=0.15, neg
 @dataclass
 class SimPlayer:
     """One simulated tablet. ``answers`` maps question id → the main answer the player
-    says when it knows; ``bonus_answers`` maps (bonus id, part) → main answer."""
+    says when it knows; ``bonus_answers`` maps (bonus id, part) → main answer. The player's
+    random draws are keyed by ``seed`` and ``stream`` (default: the name), so a seat that keeps
+    its stream plays the same way in every database."""
 
     url: str
     name: str
@@ -127,9 +129,10 @@ class SimPlayer:
     bonus_team: int | None = None
     model: HumanModel = HUMANS
     sent: list[dict[str, Any]] = field(default_factory=list)
+    stream: str = ""
 
     def _rng(self, *key: Any) -> random.Random:
-        return random.Random(":".join(map(str, (self.seed, self.name, *key))))
+        return random.Random(":".join(map(str, (self.seed, self.stream or self.name, *key))))
 
     def plan(self, question_id: int, token_count: int) -> tuple[int, bool] | None:
         """(token index to buzz at, knows the answer) or None to stay silent."""

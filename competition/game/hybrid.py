@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .commands import ConfirmBuzz, Delegate, Event, RuleViolation
-from .events import AnswerDelegated, BuzzReceived
+from .events import AnswerDelegated
 from .guards import current_tossup, require_running, seated_player
 from .proposals import close_proposals
 from .records import Candidate
 from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState
-from .tossup import _racing_teams, add_candidate
+from .tossup import _racing_teams, add_candidate, received_event
 
 
 def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) -> None:
@@ -55,20 +55,9 @@ def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) 
         client_time=None,
         corrected_press_at=now,
         claimed_press_at=None,
+        cost=proposal.cost,
     )
-    received = BuzzReceived(
-        question_id=t.question_id,
-        player_id=bot.player_id,
-        token_index=token_index,
-        claimed_token_index=proposal.token_index,
-        floor_token_index=token_index,
-        delay_bound=0.0,
-        client_time=None,
-        corrected_press_at=now,
-        claimed_press_at=None,
-        received_at=now,
-    )
-    ev.append(received.event())
+    ev.append(received_event(t.question_id, candidate).event())
     add_candidate(t, candidate, now, st.config.collection_window)
 
 

@@ -39,7 +39,12 @@ def divert_bot_buzz(
     if any(p.player_id == player.player_id for p in t.proposals):
         raise RuleViolation("already_buzzed")
     proposal = Proposal(
-        player.player_id, player.team_id, candidate.token_index, now, now + st.config.confirm_window
+        player.player_id,
+        player.team_id,
+        candidate.token_index,
+        now,
+        now + st.config.confirm_window,
+        candidate.cost,
     )
     t.proposals.append(proposal)
     proposed = BuzzProposed(

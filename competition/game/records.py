@@ -106,13 +106,15 @@ class PendingAnswer(Record):
 @dataclass(frozen=True, slots=True)
 class Proposal(Record):
     """A semi-autonomous bot's buzz waiting for confirmation (``TossupRun.proposals``) until
-    ``deadline``; ``token_index``: the token it had seen when it proposed."""
+    ``deadline``; ``token_index``: the token it had seen when it proposed; ``cost``: the USD
+    cost it declared (None: not declared), which its buzz keeps in the race once confirmed."""
 
     player_id: int
     team_id: int
     token_index: int
     proposed_at: float
     deadline: float
+    cost: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,14 +144,15 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
             divert_bot_buzz(st, player, candidate, now, ev)
             return
         candidate = replace(candidate, release_at=t.reveal_time(token_index) + st.config.reaction_delay)
-    ev.append(_received(t.question_id, candidate).event())
+    ev.append(received_event(t.question_id, candidate).event())
     if candidate.release_at is not None and candidate.release_at > now:
         t.held.append(candidate)
         return
     add_candidate(t, candidate, now, st.config.collection_window)
 
 
-def _received(question_id: int, c: Candidate) -> BuzzReceived:
+def received_event(question_id: int, c: Candidate) -> BuzzReceived:
+    """The log entry of a buzz that reached the engine (``buzz_received``)."""
     return BuzzReceived(
         question_id=question_id,
         player_id=c.player_id,

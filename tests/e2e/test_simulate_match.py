@@ -20,20 +20,23 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_simulated_match_on_real_tossups_reports_consistently(shared_data, redis_url, tmp_path):
-    packets = shared_data / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
     report_path = tmp_path / "report.json"
     with scratch_database(tmp_path) as db_url:
-        env = launcher.child_env(REDIS_URL=redis_url, DATABASE_URL=db_url)
+        # As the headline command: the set by name alone, read from the shared data's
+        # qbreader dump (which also trains the bot).
+        env = launcher.child_env(
+            REDIS_URL=redis_url, DATABASE_URL=db_url, TOSSUP_SHARED_DATA=str(shared_data)
+        )
         cmd = [
             sys.executable, "manage.py", "simulate_match",
-            "--packets", str(packets), "--set", "2021-PACE", "--tossups", "5",
-            "--teams", "2", "--players-per-team", "3", "--bot", "tfidf",
-            "--bot-train", str(packets), "--bot-train-max-year", "2020",
+            "--set", "2021-PACE", "--tossups", "5",
+            "--teams", "2", "--players-per-team", "3", "--bot", "tfidf", "--bot-train-max-year", "2020",
             "--bot-delay-ms", "300", "--seed", "3", "--report", str(report_path), "--timeout", "600",
         ]  # fmt: skip
         done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads(report_path.read_text())
+    assert report["question_set"] == "2021-PACE", report["question_set"]
 
     teams = {"Team 1", "Team 2", "tfidf"}
     assert set(report["scoreboard"]) == teams

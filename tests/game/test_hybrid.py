@@ -531,3 +531,14 @@ def test_a_replay_closes_the_pending_proposals():
         ("buzz_lost", f"player:{SEMI_A}", "tossup_ended"),
     ]
     assert d.state.tossup.proposals == []
+
+
+def test_a_confirmed_semi_autonomous_buzz_races_with_the_cost_its_bot_declared():
+    """The race's last tie-break is the declared cost: a confirmation must not drop it."""
+    d = hybrid()
+    d.run_until(T0 + 2)
+    d.do(Buzz(SEMI_A, Q0, 2, cost=0.002), T0 + 2)
+    assert d.state.tossup.proposals[0].cost == 0.002
+    d.do(ConfirmBuzz(SEMI_A, True, HUMAN_A2), T0 + 2.5)
+    (candidate,) = d.state.tossup.candidates
+    assert candidate.player_id == SEMI_A and candidate.cost == 0.002

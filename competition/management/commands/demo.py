@@ -18,12 +18,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
+from competition.botlaunch import QBREADER  # under the shared data folder
 from competition.management.commands import create_match, serve
 from competition.models import Match
 from config import launcher
 from formats import FormatError, wikisummaries
-
-QBREADER = Path("packets") / "qbreader_packets_2012_2022.jsonl.gz"  # under the shared data folder
 
 
 @dataclass(frozen=True)

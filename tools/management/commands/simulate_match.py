@@ -22,6 +22,7 @@ from buzzer.bots.answers import main_answer
 from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, load_buzz_file
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from competition import services
+from competition.botlaunch import QBREADER
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
 from competition.management import progress
 from competition.management.errors import command_error
@@ -145,6 +146,7 @@ class Command(BaseCommand):
                     SimPlayer(
                         url=f"{ws}/ws/match/{match.join_code}/play/?token={player.token}",
                         name=player.name,
+                        stream=player.name.split("-", 1)[1],  # the seat without the match id
                         true_skill=skill,
                         seed=opts["seed"],
                         answers=answers,
@@ -179,6 +181,13 @@ class Command(BaseCommand):
     # --- setup -----------------------------------------------------------------------------
 
     def _questions(self, opts: dict[str, Any]) -> tuple[list[Tossup], list[Bonus]]:
+        if opts["set_name"] and not opts["packets"] and not opts["demo"]:
+            # A set by name alone is read from the qbreader dump of the shared data folder.
+            opts["packets"] = str(Path(settings.SHARED_DATA_DIR) / QBREADER)
+            if not Path(opts["packets"]).exists():
+                raise CommandError(
+                    f"--set {opts['set_name']}: {opts['packets']} is absent; name the file with --packets"
+                )
         if opts["demo"] or not opts["packets"]:
             path = DEMO_PACKET
             counts = import_file(path, fmt="demo")
@@ -382,6 +391,9 @@ class Command(BaseCommand):
             "human_skill_spearman": _spearman(
                 [r["skill"] for r in humans], [r["true_skill"] for r in humans]
             ),
+            "question_set": Tossup.objects.filter(pk=match.tossup_ids[0])
+            .values_list("packet__question_set__name", flat=True)
+            .first(),
             "questions": questions,
             "advscore": fit.summary,
             "fit": {"id": fit.id, "duration_s": fit.duration_s, "n_responses": fit.n_responses},
