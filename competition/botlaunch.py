@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from competition import services
 from competition.models import BotLaunch, Match, Player
 from competition.services import ServiceError
 from formats import FormatError, wikisummaries
@@ -224,9 +225,13 @@ def known_guessers() -> Registry:
     return registry
 
 
-def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
+def launch(
+    *, match: Match, player_id: int, guesser: str, weight_class: str | None = None, cost: float | None = None
+) -> BotLaunch:
     """Run ``guesser`` (a key of :func:`known_guessers`) on bot seat ``player_id`` of ``match``;
     replaces what the seat ran before (the supervisor restarts it with the new guesser).
+    ``weight_class`` and ``cost`` (USD per prefix) are the organiser's declaration (default: the
+    guesser's).
 
     Raises ServiceError: ``not_found`` (no such bot seat), ``closed`` (the match ended),
     ``invalid`` (a guesser this server does not know)."""
@@ -245,8 +250,8 @@ def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
             player=player,
             defaults={
                 "guesser": known.key,
-                "weight_class": known.weight_class,
-                "cost": known.cost,
+                "weight_class": weight_class or known.weight_class,
+                "cost": known.cost if cost is None else cost,
                 "wanted": True,
                 "state": BotLaunch.State.STARTING,
                 "pid": None,
@@ -256,6 +261,33 @@ def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
             },
         )
     return row
+
+
+def add_bot(
+    *,
+    match: Match,
+    name: str,
+    team_id: int,
+    guesser: str,
+    weight_class: str | None = None,
+    cost: float | None = None,
+) -> BotLaunch:
+    """A new bot seat on team ``team_id`` of ``match`` (lobby or running; ``services.seat_bot``:
+    a ``player_joined`` event every dashboard sees) that runs ``guesser``, a key of
+    :func:`known_guessers`, declared with ``weight_class`` (light | mid | heavy) and ``cost`` in USD
+    per prefix (≥ 0), each by default the guesser's. Seat and launch are stored together or not at all.
+
+    Raises ServiceError as ``services.seat_bot`` and :func:`launch`, and ``invalid`` for a bad cost."""
+    known = known_guessers().get(guesser)
+    if known is None:
+        raise ServiceError("invalid", f"this server knows no guesser {guesser!r}")
+    cost = known.cost if cost is None else cost
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
+        raise ServiceError("invalid", "cost must be a number of USD per prefix, 0 or more")
+    weight_class = weight_class or known.weight_class
+    with transaction.atomic():
+        seat = services.seat_bot(match_id=match.pk, name=name, team_id=team_id, weight_class=weight_class)
+        return launch(match=match, player_id=seat.id, guesser=guesser, weight_class=weight_class, cost=cost)
 
 
 def stop(*, match: Match, player_id: int) -> None:

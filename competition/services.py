@@ -40,7 +40,7 @@ from competition.models import (
 from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
-from scoring.rules import load_preset
+from scoring.rules import WEIGHT_CLASSES, load_preset
 
 log = logging.getLogger(__name__)
 # A driver that starts driving a match last driven this long ago stops the clock for the gap
@@ -309,6 +309,56 @@ def issue_reclaim_code(*, match_id: int, player_id: int) -> str:
     if not updated:
         raise ServiceError("not_found", "no such player seat in this match")
     return code
+
+
+def seat_bot(
+    *,
+    match_id: int,
+    name: str,
+    team_id: int,
+    weight_class: str,
+    buzz_mode: str = "autonomous",
+    min_token: int = 0,
+    now: float | None = None,
+) -> Player:
+    """Seat a new bot on team ``team_id`` (a human team: a hybrid seat; or a bot team) of a match
+    in the lobby or running, for the organiser: the seat reaches the state as a ``player_joined``
+    event with its seq (``game.SeatPlayer`` through :func:`apply_command`), so every dashboard and
+    tablet sees it. ``weight_class``: light | mid | heavy (the race's tie-break).
+
+    Raises ServiceError: ``not_found`` (match or team not in it), ``closed`` (the match ended),
+    ``invalid`` (empty or taken name, bad weight class, buzz mode or min token)."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise ServiceError("invalid", "name must be 1–100 characters")
+    if weight_class not in WEIGHT_CLASSES:
+        raise ServiceError("invalid", f"weight class must be one of {', '.join(WEIGHT_CLASSES)}")
+    if problem := game.check_seat("bot", buzz_mode, min_token):
+        raise ServiceError("invalid", problem)
+    with transaction.atomic():
+        try:
+            match = Match.objects.select_for_update().get(pk=match_id)
+        except Match.DoesNotExist as exc:
+            raise ServiceError("not_found", "no such match") from exc
+        if match.status == Match.Status.ENDED:
+            raise ServiceError("closed", "the match has ended")
+        team = match.teams.filter(pk=team_id).first()
+        if team is None:
+            raise ServiceError("not_found", "no such team in this match")
+        if match.players.filter(name=name).exists():
+            raise ServiceError("invalid", "that name is taken")
+        player = Player.objects.create(
+            match=match,
+            team=team,
+            name=name,
+            kind=Player.Kind.BOT,
+            weight_class=weight_class,
+            buzz_mode=buzz_mode,
+            min_token=min_token,
+        )
+        seat = game.SeatPlayer(player.id, team.id, name, player.kind, weight_class, buzz_mode, min_token)
+        apply_command(match_id=match.id, command=seat, actor=actor_name(Role.MODERATOR), now=now)
+    return player
 
 
 def apply_command(

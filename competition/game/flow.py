@@ -12,9 +12,11 @@ from .state import MatchState, TossupRun
 
 
 def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
-    """A new seat in the lobby (the service owns the ids and tokens; the engine only the roster)."""
-    if st.status != "lobby":
-        raise RuleViolation("bad_phase", "seats are added only in the lobby")
+    """A new seat: a human in the lobby, a bot in the lobby or while the match runs (an organiser
+    adds one to a match under way; it races from the next buzz on). The service owns the ids and
+    tokens; the engine only the roster."""
+    if st.status != "lobby" and not (cmd.kind == "bot" and st.status == "running"):
+        raise RuleViolation("bad_phase", "players join only in the lobby; bots until the match ends")
     if st.team(cmd.team_id) is None:
         raise RuleViolation("unknown_team")
     if st.player(cmd.player_id) is not None:

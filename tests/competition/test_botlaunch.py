@@ -18,9 +18,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from competition import botlaunch
+from competition import botlaunch, game, services
 from competition.management.commands.bot_supervisor import BotSupervisor
-from competition.models import BotLaunch, Match, Player
+from competition.models import BotLaunch, Match, MatchEvent, Player
 from config import launcher
 from tests.support.factories import make_match
 
@@ -175,6 +175,74 @@ def test_bad_launches_are_refused_and_change_nothing(match: Match) -> None:
     Match.objects.filter(pk=match.pk).update(status=Match.Status.ENDED)
     response = client.post(f"{url}/{seat.id}/launch", {"guesser": "wiki"}, "application/json")
     assert (response.status_code, response.json()["code"]) == (409, "closed")
+
+
+def test_a_moderator_adds_a_bot_seat_to_a_running_match_and_the_dashboard_sees_it(
+    match: Match, tmp_path: Path, fake_python: str
+) -> None:
+    """The dashboard's "Add a bot seat": the API seats the bot through the service (a
+    ``player_joined`` event with its seq, so the moderator's socket and the roster see it), stores
+    the launch with the organiser's class and cost, and the supervisor starts it."""
+    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
+    blue = match.teams.get(name="Blue")
+    client = Client(enforce_csrf_checks=True)
+    client.get(f"/moderator/{match.join_code}/?token={match.moderator_token}")
+    csrf = {"X-CSRFToken": client.cookies["csrftoken"].value}
+    url = f"/api/match/{match.join_code}/bots"
+    listing = client.get(url).json()
+    assert {"team_id": blue.id, "name": "Blue", "kind": "human"} in listing["teams"]
+    assert listing["weight_classes"] == ["light", "mid", "heavy"] and listing["status"] == "running"
+    seq = Match.objects.get(pk=match.pk).seq
+    body = {"name": "Robo", "team_id": blue.id, "guesser": "wiki", "weight_class": "heavy", "cost": 0.004}
+    done = client.post(f"{url}/add", body, "application/json", headers=csrf)
+    assert done.status_code == 201, done.content
+    robo = match.players.get(name="Robo")
+    assert (robo.kind, robo.team_id, robo.weight_class) == ("bot", blue.id, "heavy")
+    assert {"player_id": robo.id, "name": "Robo", "weight_class": "heavy",
+            "launch": {"guesser": "wiki", "weight_class": "heavy", "cost": 0.004, "wanted": True,
+                       "state": "starting", "restarts": 0, "detail": ""}} in done.json()["seats"]  # fmt: skip
+    # Its own event and seq (the words that fell due meanwhile may be read first).
+    [joined] = MatchEvent.objects.filter(match=match, seq__gt=seq, event="player_joined")
+    assert joined.payload["player_id"] == robo.id and joined.seq == Match.objects.get(pk=match.pk).seq
+    roster = client.get(f"/api/match/{match.join_code}/players").json()["players"]
+    assert any(p["player_id"] == robo.id and p["team_id"] == blue.id for p in roster)
+    # Class and cost default to the guesser's declaration.
+    client.post(f"{url}/add", {"name": "Wiki", "team_id": blue.id, "guesser": "wiki"}, "application/json",
+                headers=csrf)  # fmt: skip
+    assert (launch_of(match.players.get(name="Wiki")).weight_class, launch_of(robo).cost) == ("light", 0.004)
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=fake_python)
+    try:
+        rounds(bots, lambda: launch_of(robo).state == "running")
+    finally:
+        bots.stop_all()
+
+
+def test_bad_bot_seats_are_refused_and_store_nothing(match: Match) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    url = f"/api/match/{match.join_code}/bots/add"
+    red = match.teams.get(name="Red").id
+    cases = [
+        (b"not json", 400, "malformed"),
+        ({"name": "Robo", "team_id": "red", "guesser": "wiki"}, 400, "malformed"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "weight_class": 3}, 400, "malformed"),
+        ({"name": "Robo", "team_id": red, "guesser": "llm:none"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "weight_class": "huge"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "cost": -1}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "cost": "free"}, 400, "invalid"),
+        ({"name": "alice", "team_id": red, "guesser": "wiki"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": -1, "guesser": "wiki"}, 404, "not_found"),
+    ]
+    seq = Match.objects.get(pk=match.pk).seq
+    for body, status, code in cases:
+        response = client.post(url, body, "application/json")
+        assert (response.status_code, response.json()["code"]) == (status, code), body
+    assert Match.objects.get(pk=match.pk).seq == seq
+    assert not BotLaunch.objects.exists() and not match.players.filter(name="Robo").exists()
+    services.apply_command(match_id=match.id, command=game.End(), actor="moderator")
+    response = client.post(url, {"name": "Robo", "team_id": red, "guesser": "wiki"}, "application/json")
+    assert (response.status_code, response.json()["code"]) == (409, "closed")
+    assert Client().post(url, {}, "application/json").status_code == 403
 
 
 def test_the_dashboard_shows_the_card_and_no_key(match: Match, settings, no_data: Path, monkeypatch) -> None:
