@@ -271,10 +271,18 @@ def test_bad_seats_are_refused(cmd, reason):
     assert err.value.reason == reason
 
 
-def test_no_seat_after_the_start():
+def test_no_human_seat_after_the_start_and_no_seat_after_the_end():
     started, _ = apply(make_state(), Start(), T0)
     with pytest.raises(RuleViolation) as err:
         apply(started, SeatPlayer(78, TEAM_A, "late"), T0 + 1)
+    assert err.value.reason == "bad_phase"
+    # An organiser's bot joins a running match, on a human team, and every view follows.
+    new, events = apply(started, SeatPlayer(79, TEAM_A, "robo", "bot", "mid"), T0 + 1)
+    assert [e.event for e in events][-1] == "player_joined"
+    check_views_agree(started, new, events)
+    ended, _ = apply(new, End(), T0 + 2)
+    with pytest.raises(RuleViolation) as err:
+        apply(ended, SeatPlayer(80, TEAM_A, "late bot", "bot", "light"), T0 + 3)
     assert err.value.reason == "bad_phase"
 
 
