@@ -2,7 +2,7 @@
 
 :func:`known_guessers` lists what a moderator may put on a bot seat from the dashboard: the reference
 bots this machine can run (TF-IDF when its training file exists, the Wikipedia bot when its package
-is installed, the embedding bot when its model cache exists) and the LLM endpoints the organiser
+is installed) and the LLM endpoints the organiser
 configured (``TOSSUP_LLM_ENDPOINTS``: a JSON file, see :func:`read_endpoints`). Each declares its
 weight class and its cost in USD per prefix asked.
 
@@ -53,7 +53,7 @@ API_KEY_ENV = "TOSSUP_LLM_API_KEY"  # what ChatGuesser reads its key from (tossu
 class KnownGuesser:
     """One guesser the server can start on a bot seat.
 
-    ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``embedding``, ``llm:<name>``);
+    ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``llm:<name>``);
     ``label``, ``note``: for the dashboard; ``weight_class``: light | mid | heavy; ``cost``: declared
     USD per prefix; ``runbot_args``: the ``manage.py runbot`` flags that build it; ``key_env``: the
     server environment variable holding its API key ("" for none)."""
@@ -163,8 +163,8 @@ def read_endpoints(path: str | Path) -> tuple[list[KnownGuesser], list[str]]:
 
 def known_guessers() -> Registry:
     """The guessers this server can start now (see the module docstring), from the settings
-    ``BOT_TFIDF_TRAIN`` (default the qbreader dump in ``SHARED_DATA_DIR``), ``BOT_EMBEDDING_CACHE``,
-    ``BOT_CACHE_DIR`` and ``BOT_LLM_ENDPOINTS``."""
+    ``BOT_TFIDF_TRAIN`` (default the qbreader dump in ``SHARED_DATA_DIR``), ``BOT_CACHE_DIR`` and
+    ``BOT_LLM_ENDPOINTS``."""
     registry = Registry()
     cache = Path(settings.BOT_CACHE_DIR)
     train = Path(settings.BOT_TFIDF_TRAIN or Path(settings.SHARED_DATA_DIR) / QBREADER)
@@ -204,18 +204,6 @@ def known_guessers() -> Registry:
                 0.0,
                 f"knows the Wikipedia vital-article summaries of {wikisummaries.DISTRIBUTION} {version}",
                 ("--bot", "wiki"),
-            )
-        )
-    embedding = Path(settings.BOT_EMBEDDING_CACHE)
-    if embedding.is_file():
-        registry.guessers.append(
-            KnownGuesser(
-                "embedding",
-                "Embedding bot (MiniLM)",
-                "mid",
-                0.0,
-                f"model {embedding.name}",
-                ("--bot", "embedding", "--model-cache", str(embedding)),
             )
         )
     if settings.BOT_LLM_ENDPOINTS:

@@ -31,7 +31,7 @@ from buzzer.bots.buzzmodel import BuzzModel, PrefixScores
 from competition.game.specs import strip_marks
 from competition.vocabulary import Verdict
 from formats.qbreader import iter_items
-from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench, embedding)
+from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench_tfidf)
 from scoring.judge import judge
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.

@@ -72,7 +72,8 @@ class Renamed(Payload):
 
 @dataclass(frozen=True, slots=True)
 class PlayerJoined(Payload):
-    """A seat added in the lobby (names and ids only: a seat's token never enters the engine)."""
+    """A seat added after the match was created: a player in the lobby, or a bot the organiser adds in
+    the lobby or while the match runs (names and ids only: a seat's token never enters the engine)."""
 
     EVENT = "player_joined"
     player_id: int

@@ -29,10 +29,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def no_data(settings, tmp_path: Path) -> Path:
-    """A machine without ../shared/data, an embedding cache or LLM endpoints."""
+    """A machine without ../shared/data or LLM endpoints."""
     settings.SHARED_DATA_DIR = tmp_path / "shared"
     settings.BOT_TFIDF_TRAIN = ""
-    settings.BOT_EMBEDDING_CACHE = tmp_path / "embedding.npz"
     settings.BOT_CACHE_DIR = tmp_path / "cache"
     settings.BOT_LLM_ENDPOINTS = ""
     return tmp_path
@@ -51,14 +50,12 @@ def test_reference_bots_are_offered_by_what_this_machine_has(no_data: Path, sett
     dump = no_data / "shared" / botlaunch.QBREADER
     dump.parent.mkdir(parents=True)
     dump.write_bytes(b"")
-    (no_data / "embedding.npz").write_bytes(b"")
     registry = botlaunch.known_guessers()
-    assert [g.key for g in registry.guessers] == ["tfidf", "wiki", "embedding"]
+    assert [g.key for g in registry.guessers] == ["tfidf", "wiki"]
     tfidf = registry.get("tfidf")
     assert tfidf is not None and tfidf.weight_class == "light" and tfidf.cost == 0
     assert tfidf.runbot_args[:4] == ("--bot", "tfidf", "--train", str(dump))
     assert "--model-cache" in tfidf.runbot_args  # a restart loads instead of training again
-    assert registry.get("embedding").weight_class == "mid"  # type: ignore[union-attr]
 
 
 def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(
@@ -294,6 +291,8 @@ def test_the_supervisor_runs_restarts_replaces_and_stops_bots(
     try:
         botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
         rounds(bots, lambda: launch_of(seat).state == "running")
+        # Each round leaves its heartbeat (compose's health check of bot-supervisor).
+        assert time.time() - (tmp_path / "bot_supervisor.alive").stat().st_mtime < 5
         first = launch_of(seat).pid
         args = next(tmp_path.glob("args-*")).read_text()
         assert f"--code {match.join_code} --token={seat.token}" in args and "--bot wiki" in args
