@@ -10,6 +10,7 @@ const list = document.getElementById("server-bots");
 const problems = document.getElementById("server-bots-problems");
 const addForm = document.getElementById("server-bots-add");
 let addChoices = ""; // the team and guesser lists the add form was filled with
+let guessers = []; // this server's guessers, as last listed
 const base = `/api/match/${encodeURIComponent(page.code)}/bots`;
 const POLL_MS = 2000;
 
@@ -70,18 +71,19 @@ function renderAddForm(data, ended) {
   f.team_id.innerHTML = data.teams.map((t) => optionHtml(t.team_id, `${t.name} (${t.kind})`)).join("");
   f.guesser.innerHTML = data.guessers.map((g) => optionHtml(g.key, guesserLabel(g))).join("");
   f.weight_class.innerHTML = data.weight_classes.map((w) => optionHtml(w, w)).join("");
-  defaultsFrom(data.guessers);
-  addForm.guessers = data.guessers;
+  guessers = data.guessers;
+  guesserDefaults();
 }
 
-function defaultsFrom(guessers) {
+// A guesser declares its weight class and cost: the form starts from them.
+function guesserDefaults() {
   const g = guessers.find((x) => x.key === addForm.elements.guesser.value);
   if (!g) return;
   addForm.elements.weight_class.value = g.weight_class;
   addForm.elements.cost.value = String(g.cost);
 }
 
-addForm.elements.guesser.addEventListener("change", () => defaultsFrom(addForm.guessers || []));
+addForm.elements.guesser.addEventListener("change", guesserDefaults);
 
 addForm.addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -103,8 +105,8 @@ addForm.addEventListener("submit", async (ev) => {
 });
 
 async function refresh() {
-  if ((list.contains(document.activeElement) && document.activeElement.tagName === "SELECT")
-    || addForm.contains(document.activeElement)) return; // mid-choice
+  const active = document.activeElement;
+  if (active.tagName === "SELECT" && (list.contains(active) || addForm.contains(active))) return; // mid-choice
   try {
     render(await call(base));
   } catch (err) {
