@@ -255,13 +255,13 @@ def add_bot(
     *,
     match: Match,
     name: str,
-    team_id: int,
+    team_id: int | None,
     guesser: str,
     weight_class: str | None = None,
     cost: float | None = None,
 ) -> BotLaunch:
-    """A new bot seat on team ``team_id`` of ``match`` (lobby or running; ``services.seat_bot``:
-    a ``player_joined`` event every dashboard sees) that runs ``guesser``, a key of
+    """A new bot seat on team ``team_id`` of ``match``, or on a new team of its own when None
+    (lobby or running; ``services.seat_bot``: events every dashboard sees) that runs ``guesser``, a key of
     :func:`known_guessers`, declared with ``weight_class`` (light | mid | heavy) and ``cost`` in USD
     per prefix (≥ 0), each by default the guesser's. Seat and launch are stored together or not at all.
 

@@ -315,19 +315,22 @@ def seat_bot(
     *,
     match_id: int,
     name: str,
-    team_id: int,
+    team_id: int | None,
     weight_class: str,
     buzz_mode: str = "autonomous",
     min_token: int = 0,
     now: float | None = None,
 ) -> Player:
-    """Seat a new bot on team ``team_id`` (a human team: a hybrid seat; or a bot team) of a match
-    in the lobby or running, for the organiser: the seat reaches the state as a ``player_joined``
-    event with its seq (``game.SeatPlayer`` through :func:`apply_command`), so every dashboard and
-    tablet sees it. ``weight_class``: light | mid | heavy (the race's tie-break).
+    """Seat a new bot on team ``team_id`` (a human team: a hybrid seat; or a bots' team) of a match
+    in the lobby or running, or with ``team_id`` None on a new team of its own named after it, for
+    the organiser. The seat reaches the state as a ``player_joined`` event with its seq
+    (``game.SeatPlayer`` through :func:`apply_command`), after ``team_added`` (``game.AddTeam``)
+    for a new team, so every dashboard and tablet sees them. ``weight_class``: light | mid | heavy
+    (the race's tie-break).
 
     Raises ServiceError: ``not_found`` (match or team not in it), ``closed`` (the match ended),
-    ``invalid`` (empty or taken name, bad weight class, buzz mode or min token)."""
+    ``invalid`` (empty or taken seat name, or team name for a team of its own; bad weight class,
+    buzz mode or min token)."""
     name = name.strip()
     if not name or len(name) > 100:
         raise ServiceError("invalid", "name must be 1–100 characters")
@@ -342,11 +345,23 @@ def seat_bot(
             raise ServiceError("not_found", "no such match") from exc
         if match.status == Match.Status.ENDED:
             raise ServiceError("closed", "the match has ended")
-        team = match.teams.filter(pk=team_id).first()
-        if team is None:
-            raise ServiceError("not_found", "no such team in this match")
         if match.players.filter(name=name).exists():
             raise ServiceError("invalid", "that name is taken")
+        if team_id is None:
+            if match.teams.filter(name=name).exists():
+                raise ServiceError("invalid", "a team of that name plays already")
+            team = Team.objects.create(match=match, name=name, kind=Team.Kind.BOT)
+            apply_command(
+                match_id=match.id,
+                command=game.AddTeam(team.id, name),
+                actor=actor_name(Role.MODERATOR),
+                now=now,
+            )
+        else:
+            found = match.teams.filter(pk=team_id).first()
+            if found is None:
+                raise ServiceError("not_found", "no such team in this match")
+            team = found
         player = Player.objects.create(
             match=match,
             team=team,

@@ -530,8 +530,8 @@ def api_bot_launch(request: HttpRequest, code: str, player_id: int) -> JsonRespo
 @require_POST
 def api_bot_add(request: HttpRequest, code: str) -> JsonResponse:
     """A new bot seat that the server runs, in the lobby or while the match runs: body ``{"name",
-    "team_id", "guesser", "weight_class"?, "cost"?}`` (class and cost default to the guesser's;
-    ``botlaunch.add_bot``). Moderator rights and CSRF; answers as :func:`api_bots`. 404 unknown
+    "team_id", "guesser", "weight_class"?, "cost"?}`` (``team_id`` null: a new team of its own;
+    class and cost default to the guesser's; ``botlaunch.add_bot``). Moderator rights and CSRF; answers as :func:`api_bots`. 404 unknown
     team, 409 match ended, 400 a bad body, name, guesser, class or cost."""
     match = _moderated_match(request, code)
     if isinstance(match, JsonResponse):
@@ -540,7 +540,7 @@ def api_bot_add(request: HttpRequest, code: str) -> JsonResponse:
         body = json.loads(request.body or b"")
     except (json.JSONDecodeError, UnicodeDecodeError):
         body = None
-    shapes = {"name": str, "team_id": int, "guesser": str}
+    shapes = {"name": str, "team_id": int | None, "guesser": str}
     if not isinstance(body, dict) or not all(isinstance(body.get(k), t) for k, t in shapes.items()):
         return api_error(
             TossupError("malformed", 'body must be a JSON object {"name", "team_id", "guesser", …}')

@@ -207,6 +207,13 @@ def test_a_moderator_adds_a_bot_seat_to_a_running_match_and_the_dashboard_sees_i
     client.post(f"{url}/add", {"name": "Wiki", "team_id": blue.id, "guesser": "wiki"}, "application/json",
                 headers=csrf)  # fmt: skip
     assert (launch_of(match.players.get(name="Wiki")).weight_class, launch_of(robo).cost) == ("light", 0.004)
+    # team_id null: a new team of its own, named after the bot.
+    solo = client.post(
+        f"{url}/add", {"name": "Solo", "team_id": None, "guesser": "wiki"}, "application/json", headers=csrf
+    )
+    assert solo.status_code == 201, solo.content
+    team = {"team_id": match.players.get(name="Solo").team_id, "name": "Solo", "kind": "bot"}
+    assert team in solo.json()["teams"]
     bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=fake_python)
     try:
         rounds(bots, lambda: launch_of(robo).state == "running")

@@ -508,6 +508,39 @@ def test_an_organiser_seats_a_bot_while_the_match_runs_and_it_races(
     assert (won.payload["player_id"], won.payload["team_id"]) == (robo.id, blue.id)
 
 
+def test_a_bot_on_a_team_of_its_own_joins_a_running_match_and_scores(match):
+    before = Match.objects.get(pk=match.pk)
+    robo = services.seat_bot(
+        match_id=match.id, name="Robo", team_id=None, weight_class="light", now=T0 + 0.05
+    )
+    team = Team.objects.get(pk=robo.team_id)
+    assert (team.match_id, team.name, team.kind) == (match.id, "Robo", "bot")
+    added, joined = log(match)[before.seq :]
+    assert (added.event, added.payload, added.seq) == (
+        "team_added",
+        {"team_id": team.id, "name": "Robo", "kind": "bot"},
+        before.seq + 1,
+    )
+    assert (joined.event, joined.payload["team_id"], joined.seq) == ("player_joined", team.id, before.seq + 2)
+    assert scores(match)[str(team.id)] == 0
+    old_state = selectors.match_state(before)
+    after = selectors.match_state(Match.objects.get(pk=match.pk))
+    for audience in ("moderator", "all"):
+        view = game.view(old_state, audience)
+        for row in (added, joined):
+            view = game.apply_event(view, game.Event(row.event, row.payload, row.audience))
+        assert view == game.view(after, audience)
+    # It races and scores for its own team.
+    press(match, robo, 3, T0 + 0.35)
+    released = T0 + 3 * WORD + game.MatchConfig.from_dict(match.config).reaction_delay
+    run(match, game.Tick(), max(T0 + 0.35, released) + WINDOW + 0.01, actor="driver")
+    reply(match, robo, "Moby-Dick", T0 + 1.5)
+    assert scores(match)[str(team.id)] > 0
+    with pytest.raises(services.ServiceError) as err:  # a second team of that name
+        services.seat_bot(match_id=match.id, name="Red", team_id=None, weight_class="light", now=T0 + 2)
+    assert err.value.code == "invalid"
+
+
 def test_a_refused_bot_seat_stores_no_seat_and_no_event(match):
     blue = match.teams.get(name="Blue")
     before = Match.objects.get(pk=match.pk)

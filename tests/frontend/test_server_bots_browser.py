@@ -47,8 +47,9 @@ def test_the_card_runs_and_stops_a_known_guesser(tmp_path: Path, redis_url: str)
 def test_a_bot_seat_added_to_a_running_match_reaches_the_seats_and_the_card(
     tmp_path: Path, redis_url: str
 ) -> None:
-    """ "Add a bot seat" after the start: the seat arrives as a ``player_joined`` event (the Seats card
-    reloads on it, no refresh), on the chosen team, and the card runs the guesser on it with the
+    """The dashboard's "Add a bot seat" after the start: the seat arrives as a ``player_joined`` event
+    (the Seats card reloads on it, no refresh), on the chosen team or on a new team of its own
+    (``team_added``: the scoreboard shows it), and the card runs the guesser on it with the
     organiser's class and cost. Screenshot: /tmp/tossup-server-bots-add.png."""
     from playwright.sync_api import expect
 
@@ -80,5 +81,13 @@ def test_a_bot_seat_added_to_a_running_match_reaches_the_seats_and_the_card(
         blue = page.locator("#roster table[data-team]", has_text="Blue")
         expect(blue).to_contain_text("Robo")
         expect(page.locator("#log")).to_contain_text("Robo took a seat (Blue)")
+        # A bot on a team of its own: the team reaches the scoreboard (team_added), then its seat.
+        form.locator("input[name='name']").fill("Solo")
+        form.locator("select[name='team_id']").select_option(label="a team of its own")
+        form.locator("button[type='submit']").click()
+        expect(seat).to_have_count(2)
+        expect(page.locator("#scoreboard")).to_contain_text("Solo")
+        expect(page.locator("#roster table[data-team]", has_text="Solo")).to_contain_text("bot")
+        expect(page.locator("#log")).to_contain_text("Solo took a seat (Solo)")
         page.locator("#server-bots").scroll_into_view_if_needed()
         page.screenshot(path="/tmp/tossup-server-bots-add.png")

@@ -63,12 +63,13 @@ function render(data) {
 const optionHtml = (value, label) => `<option value="${escapeHtml(String(value))}">${escapeHtml(label)}</option>`;
 
 function renderAddForm(data, ended) {
-  addForm.hidden = ended || !data.guessers.length || !data.teams.length;
+  addForm.hidden = ended || !data.guessers.length;
   const choices = JSON.stringify([data.teams, data.guessers, data.weight_classes]);
   if (addForm.hidden || choices === addChoices) return; // keep what the organiser is choosing
   addChoices = choices;
   const f = addForm.elements;
-  f.team_id.innerHTML = data.teams.map((t) => optionHtml(t.team_id, `${t.name} (${t.kind})`)).join("");
+  f.team_id.innerHTML = optionHtml("", "a team of its own")
+    + data.teams.map((t) => optionHtml(t.team_id, `${t.name} (${t.kind})`)).join("");
   f.guesser.innerHTML = data.guessers.map((g) => optionHtml(g.key, guesserLabel(g))).join("");
   f.weight_class.innerHTML = data.weight_classes.map((w) => optionHtml(w, w)).join("");
   guessers = data.guessers;
@@ -90,7 +91,7 @@ addForm.addEventListener("submit", async (ev) => {
   const f = addForm.elements;
   const body = {
     name: f.name.value.trim(),
-    team_id: Number(f.team_id.value),
+    team_id: f.team_id.value === "" ? null : Number(f.team_id.value),
     guesser: f.guesser.value,
     weight_class: f.weight_class.value,
     cost: f.cost.value === "" ? undefined : Number(f.cost.value),
