@@ -35,6 +35,7 @@ from competition.models import (
     Player,
     Team,
     Tossup,
+    TournamentGame,
     new_token,
 )
 from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
@@ -329,8 +330,8 @@ def seat_bot(
     (the race's tie-break).
 
     Raises ServiceError: ``not_found`` (match or team not in it), ``closed`` (the match ended),
-    ``invalid`` (empty or taken seat name, or team name for a team of its own; bad weight class,
-    buzz mode or min token)."""
+    ``invalid`` (empty or taken seat name, or team name for a team of its own, or a team of its own
+    in a tournament game, which has two teams; bad weight class, buzz mode or min token)."""
     name = name.strip()
     if not name or len(name) > 100:
         raise ServiceError("invalid", "name must be 1–100 characters")
@@ -350,6 +351,8 @@ def seat_bot(
         if team_id is None:
             if match.teams.filter(name=name).exists():
                 raise ServiceError("invalid", "a team of that name plays already")
+            if TournamentGame.objects.filter(match=match).exists():
+                raise ServiceError("invalid", "a tournament game keeps its two teams: seat the bot on one")
             team = Team.objects.create(match=match, name=name, kind=Team.Kind.BOT)
             apply_command(
                 match_id=match.id,
