@@ -2,7 +2,7 @@
 
 :func:`known_guessers` lists what a moderator may put on a bot seat from the dashboard: the reference
 bots this machine can run (TF-IDF when its training file exists, the Wikipedia bot when its package
-is installed, the embedding bot when its model cache exists) and the LLM endpoints the organiser
+is installed) and the LLM endpoints the organiser
 configured (``TOSSUP_LLM_ENDPOINTS``: a JSON file, see :func:`read_endpoints`). Each declares its
 weight class and its cost in USD per prefix asked.
 
@@ -26,6 +26,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from competition import services
 from competition.models import BotLaunch, Match, Player
 from competition.services import ServiceError
 from formats import FormatError, wikisummaries
@@ -52,7 +53,7 @@ API_KEY_ENV = "TOSSUP_LLM_API_KEY"  # what ChatGuesser reads its key from (tossu
 class KnownGuesser:
     """One guesser the server can start on a bot seat.
 
-    ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``embedding``, ``llm:<name>``);
+    ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``llm:<name>``);
     ``label``, ``note``: for the dashboard; ``weight_class``: light | mid | heavy; ``cost``: declared
     USD per prefix; ``runbot_args``: the ``manage.py runbot`` flags that build it; ``key_env``: the
     server environment variable holding its API key ("" for none)."""
@@ -162,8 +163,8 @@ def read_endpoints(path: str | Path) -> tuple[list[KnownGuesser], list[str]]:
 
 def known_guessers() -> Registry:
     """The guessers this server can start now (see the module docstring), from the settings
-    ``BOT_TFIDF_TRAIN`` (default the qbreader dump in ``SHARED_DATA_DIR``), ``BOT_EMBEDDING_CACHE``,
-    ``BOT_CACHE_DIR`` and ``BOT_LLM_ENDPOINTS``."""
+    ``BOT_TFIDF_TRAIN`` (default the qbreader dump in ``SHARED_DATA_DIR``), ``BOT_CACHE_DIR`` and
+    ``BOT_LLM_ENDPOINTS``."""
     registry = Registry()
     cache = Path(settings.BOT_CACHE_DIR)
     train = Path(settings.BOT_TFIDF_TRAIN or Path(settings.SHARED_DATA_DIR) / QBREADER)
@@ -205,18 +206,6 @@ def known_guessers() -> Registry:
                 ("--bot", "wiki"),
             )
         )
-    embedding = Path(settings.BOT_EMBEDDING_CACHE)
-    if embedding.is_file():
-        registry.guessers.append(
-            KnownGuesser(
-                "embedding",
-                "Embedding bot (MiniLM)",
-                "mid",
-                0.0,
-                f"model {embedding.name}",
-                ("--bot", "embedding", "--model-cache", str(embedding)),
-            )
-        )
     if settings.BOT_LLM_ENDPOINTS:
         guessers, problems = read_endpoints(settings.BOT_LLM_ENDPOINTS)
         registry.guessers += guessers
@@ -224,9 +213,13 @@ def known_guessers() -> Registry:
     return registry
 
 
-def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
+def launch(
+    *, match: Match, player_id: int, guesser: str, weight_class: str | None = None, cost: float | None = None
+) -> BotLaunch:
     """Run ``guesser`` (a key of :func:`known_guessers`) on bot seat ``player_id`` of ``match``;
     replaces what the seat ran before (the supervisor restarts it with the new guesser).
+    ``weight_class`` and ``cost`` (USD per prefix) are the organiser's declaration (default: the
+    guesser's).
 
     Raises ServiceError: ``not_found`` (no such bot seat), ``closed`` (the match ended),
     ``invalid`` (a guesser this server does not know)."""
@@ -245,8 +238,8 @@ def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
             player=player,
             defaults={
                 "guesser": known.key,
-                "weight_class": known.weight_class,
-                "cost": known.cost,
+                "weight_class": weight_class or known.weight_class,
+                "cost": known.cost if cost is None else cost,
                 "wanted": True,
                 "state": BotLaunch.State.STARTING,
                 "pid": None,
@@ -256,6 +249,33 @@ def launch(*, match: Match, player_id: int, guesser: str) -> BotLaunch:
             },
         )
     return row
+
+
+def add_bot(
+    *,
+    match: Match,
+    name: str,
+    team_id: int | None,
+    guesser: str,
+    weight_class: str | None = None,
+    cost: float | None = None,
+) -> BotLaunch:
+    """A new bot seat on team ``team_id`` of ``match``, or on a new team of its own when None
+    (lobby or running; ``services.seat_bot``: events every dashboard sees) that runs ``guesser``, a key of
+    :func:`known_guessers`, declared with ``weight_class`` (light | mid | heavy) and ``cost`` in USD
+    per prefix (≥ 0), each by default the guesser's. Seat and launch are stored together or not at all.
+
+    Raises ServiceError as ``services.seat_bot`` and :func:`launch`, and ``invalid`` for a bad cost."""
+    known = known_guessers().get(guesser)
+    if known is None:
+        raise ServiceError("invalid", f"this server knows no guesser {guesser!r}")
+    cost = known.cost if cost is None else cost
+    if isinstance(cost, bool) or not isinstance(cost, int | float) or not math.isfinite(cost) or cost < 0:
+        raise ServiceError("invalid", "cost must be a number of USD per prefix, 0 or more")
+    weight_class = weight_class or known.weight_class
+    with transaction.atomic():
+        seat = services.seat_bot(match_id=match.pk, name=name, team_id=team_id, weight_class=weight_class)
+        return launch(match=match, player_id=seat.id, guesser=guesser, weight_class=weight_class, cost=cost)
 
 
 def stop(*, match: Match, player_id: int) -> None:

@@ -36,12 +36,13 @@ from competition.models import (
     Player,
     Team,
     Tossup,
+    TournamentGame,
     new_token,
 )
 from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
-from scoring.rules import load_preset
+from scoring.rules import WEIGHT_CLASSES, load_preset
 
 log = logging.getLogger(__name__)
 # A driver that starts driving a match last driven this long ago stops the clock for the gap
@@ -310,6 +311,73 @@ def issue_reclaim_code(*, match_id: int, player_id: int) -> str:
     if not updated:
         raise ServiceError("not_found", "no such player seat in this match")
     return code
+
+
+def seat_bot(
+    *,
+    match_id: int,
+    name: str,
+    team_id: int | None,
+    weight_class: str,
+    buzz_mode: str = "autonomous",
+    min_token: int = 0,
+    now: float | None = None,
+) -> Player:
+    """Seat a new bot on team ``team_id`` (a human team: a hybrid seat; or a bots' team) of a match
+    in the lobby or running, or with ``team_id`` None on a new team of its own named after it, for
+    the organiser. The seat reaches the state as a ``player_joined`` event with its seq
+    (``game.SeatPlayer`` through :func:`apply_command`), after ``team_added`` (``game.AddTeam``)
+    for a new team, so every dashboard and tablet sees them. ``weight_class``: light | mid | heavy
+    (the race's tie-break).
+
+    Raises ServiceError: ``not_found`` (match or team not in it), ``closed`` (the match ended),
+    ``invalid`` (empty or taken seat name, or team name for a team of its own, or a team of its own
+    in a tournament game, which has two teams; bad weight class, buzz mode or min token)."""
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise ServiceError("invalid", "name must be 1–100 characters")
+    if weight_class not in WEIGHT_CLASSES:
+        raise ServiceError("invalid", f"weight class must be one of {', '.join(WEIGHT_CLASSES)}")
+    if problem := game.check_seat("bot", buzz_mode, min_token):
+        raise ServiceError("invalid", problem)
+    with transaction.atomic():
+        try:
+            match = Match.objects.select_for_update().get(pk=match_id)
+        except Match.DoesNotExist as exc:
+            raise ServiceError("not_found", "no such match") from exc
+        if match.status == Match.Status.ENDED:
+            raise ServiceError("closed", "the match has ended")
+        if match.players.filter(name=name).exists():
+            raise ServiceError("invalid", "that name is taken")
+        if team_id is None:
+            if match.teams.filter(name=name).exists():
+                raise ServiceError("invalid", "a team of that name plays already")
+            if TournamentGame.objects.filter(match=match).exists():
+                raise ServiceError("invalid", "a tournament game keeps its two teams: seat the bot on one")
+            team = Team.objects.create(match=match, name=name, kind=Team.Kind.BOT)
+            apply_command(
+                match_id=match.id,
+                command=game.AddTeam(team.id, name),
+                actor=actor_name(Role.MODERATOR),
+                now=now,
+            )
+        else:
+            found = match.teams.filter(pk=team_id).first()
+            if found is None:
+                raise ServiceError("not_found", "no such team in this match")
+            team = found
+        player = Player.objects.create(
+            match=match,
+            team=team,
+            name=name,
+            kind=Player.Kind.BOT,
+            weight_class=weight_class,
+            buzz_mode=buzz_mode,
+            min_token=min_token,
+        )
+        seat = game.SeatPlayer(player.id, team.id, name, player.kind, weight_class, buzz_mode, min_token)
+        apply_command(match_id=match.id, command=seat, actor=actor_name(Role.MODERATOR), now=now)
+    return player
 
 
 def apply_command(

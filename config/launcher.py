@@ -92,7 +92,6 @@ def ensure_redis() -> tuple[str, subprocess.Popen | None]:
 def child_env(**overrides: str) -> dict[str, str]:
     env = dict(os.environ)
     env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    env["HF_HUB_OFFLINE"] = "1"
     env["PYTHONUNBUFFERED"] = "1"
     env.update(overrides)
     return env
@@ -115,7 +114,7 @@ def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list
 
 
 def worker_command() -> list[str]:
-    """A Celery worker (one process, solo pool: torch and fork do not mix)."""
+    """A Celery worker (one process, solo pool)."""
     return [
         sys.executable, "-m", "celery", "-A", "config", "worker",
         "--pool", "solo", "-Q", "celery,irt", "-l", "warning",

@@ -15,7 +15,6 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
@@ -202,12 +201,8 @@ SHARED_DATA_DIR = Path(env("TOSSUP_SHARED_DATA", default=str(BASE_DIR.parent / "
 
 # Bots the server starts from the dashboard (competition/botlaunch.py, docs/BOTS.md "Bots the server
 # runs"): the TF-IDF reference bot's training file (default: the qbreader dump under SHARED_DATA_DIR),
-# the embedding bot's model cache (offered only when it exists), model caches of the bots it starts,
-# and a JSON file of the organiser's LLM endpoints ([{"name", "url", "model", "key_env", …}]).
+# model caches of the bots it starts, and a JSON file of the organiser's LLM endpoints ([{"name", "url", "model", "key_env", …}]).
 BOT_TFIDF_TRAIN = env("TOSSUP_BOT_TFIDF_TRAIN", default="")
-BOT_EMBEDDING_CACHE = Path(
-    env("TOSSUP_BOT_EMBEDDING_CACHE", default=str(BASE_DIR / "var" / "cache" / "embedding.npz"))
-)
 BOT_CACHE_DIR = Path(env("TOSSUP_BOT_CACHE_DIR", default=str(BASE_DIR / "var" / "cache")))
 BOT_LLM_ENDPOINTS = env("TOSSUP_LLM_ENDPOINTS", default="")
 

@@ -39,6 +39,7 @@ urlpatterns = [
     path("api/match/<str:code>/questions", views.api_questions, name="api_questions"),
     path("api/match/<str:code>/players/<int:player_id>/reclaim", views.api_reclaim, name="api_reclaim"),
     path("api/match/<str:code>/bots", views.api_bots, name="api_bots"),
+    path("api/match/<str:code>/bots/add", views.api_bot_add, name="api_bot_add"),
     path("api/match/<str:code>/bots/<int:player_id>/launch", views.api_bot_launch, name="api_bot_launch"),
     path("api/match/<str:code>/bots/<int:player_id>/stop", views.api_bot_stop, name="api_bot_stop"),
     re_path(r"^api/fits/(?P<fit_id>\d+)/export\.(?P<fmt>json|csv)$", views.api_fit_export, name="fit_export"),

@@ -483,14 +483,23 @@ def _server_bots(match: Match) -> dict[str, Any]:
         {"key": g.key, "label": g.label, "weight_class": g.weight_class, "cost": g.cost, "note": g.note}
         for g in registry.guessers
     ]
-    return {"guessers": guessers, "problems": registry.problems, "seats": seats, "status": match.status}
+    teams = [{"team_id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.order_by("id")]
+    return {
+        "guessers": guessers,
+        "problems": registry.problems,
+        "seats": seats,
+        "teams": teams,
+        "weight_classes": botlaunch.WEIGHT_CLASSES,
+        "status": match.status,
+    }
 
 
 @require_GET
 def api_bots(request: HttpRequest, code: str) -> JsonResponse:
     """``{guessers: [{key, label, weight_class, cost, note}], problems: [str], seats: [{player_id,
     name, weight_class, launch: {guesser, weight_class, cost, wanted, state, restarts, detail} |
-    null}], status}``: moderator rights (as :func:`api_roster`), 403 otherwise."""
+    null}], teams: [{team_id, name, kind}], weight_classes, status}``: moderator rights (as
+    :func:`api_roster`), 403 otherwise."""
     match = _moderated_match(request, code)
     if isinstance(match, JsonResponse):
         return match
@@ -516,6 +525,41 @@ def api_bot_launch(request: HttpRequest, code: str, player_id: int) -> JsonRespo
     except services.ServiceError as exc:
         return api_error(exc, status={"not_found": 404, "closed": 409}.get(exc.code, 400))
     return JsonResponse(_server_bots(match))
+
+
+@require_POST
+def api_bot_add(request: HttpRequest, code: str) -> JsonResponse:
+    """A new bot seat that the server runs, in the lobby or while the match runs: body ``{"name",
+    "team_id", "guesser", "weight_class"?, "cost"?}`` (``team_id`` null: a new team of its own;
+    class and cost default to the guesser's; ``botlaunch.add_bot``). Moderator rights and CSRF; answers as :func:`api_bots`. 404 unknown
+    team, 409 match ended, 400 a bad body, name, guesser, class or cost."""
+    match = _moderated_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
+    try:
+        body = json.loads(request.body or b"")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        body = None
+    shapes = {"name": str, "team_id": int | None, "guesser": str}
+    if not isinstance(body, dict) or not all(isinstance(body.get(k), t) for k, t in shapes.items()):
+        return api_error(
+            TossupError("malformed", 'body must be a JSON object {"name", "team_id", "guesser", …}')
+        )
+    weight_class, cost = body.get("weight_class") or None, body.get("cost")
+    if weight_class is not None and not isinstance(weight_class, str):
+        return api_error(TossupError("malformed", "weight_class must be a string"))
+    try:
+        botlaunch.add_bot(
+            match=match,
+            name=body["name"],
+            team_id=body["team_id"],
+            guesser=body["guesser"],
+            weight_class=weight_class,
+            cost=cost,
+        )
+    except services.ServiceError as exc:
+        return api_error(exc, status={"not_found": 404, "closed": 409}.get(exc.code, 400))
+    return JsonResponse(_server_bots(match), status=201)
 
 
 @require_POST

@@ -395,12 +395,11 @@ def table(results: Mapping[str, Mapping[str, Any]]) -> str:
 
 def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda line: None) -> Guesser:
     """The guesser of an evaluation ``spec``: ``guesser`` (``module:Name`` with ``options``, the SDK's
-    loader) or ``bot`` (``tfidf`` | ``embedding`` | ``wiki``, built as ``runbot --bot`` builds it from ``train``,
+    loader) or ``bot`` (``tfidf`` | ``wiki``, built as ``runbot --bot`` builds it from ``train``,
     ``extra_train`` (a list of files), ``max_year``, ``model_cache``, ``threshold``, ``min_tokens``). Raises EvaluationError."""
     from django.core.management.base import CommandError, OutputWrapper
     from tossup_bot import GuesserLoadError, load_guesser
 
-    from buzzer.bots.embedding import DEFAULT_MAX_TRAIN
     from buzzer.management.commands.runbot import Command as RunBot
 
     if spec.get("guesser"):
@@ -417,16 +416,13 @@ def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda
             pass
 
     runbot = RunBot(stdout=OutputWrapper(Lines()))  # type: ignore[arg-type]
-    keys = ("train", "extra_train", "max_year", "model_cache", "threshold", "min_tokens", "max_train")
+    keys = ("train", "extra_train", "max_year", "model_cache", "threshold", "min_tokens")
     options = {"bot": spec.get("bot") or "tfidf", "option": [], "no_progress": True} | {
         k: spec.get(k) for k in keys
     }
-    options["max_train"] = options["max_train"] or DEFAULT_MAX_TRAIN
     options["extra_train"] = options["extra_train"] or []
-    if options["bot"] not in ("tfidf", "embedding", "wiki"):
-        raise EvaluationError(
-            f"--bot {options['bot']}: evaluate tfidf, embedding or wiki (recorded bots: --recorded)"
-        )
+    if options["bot"] not in ("tfidf", "wiki"):
+        raise EvaluationError(f"--bot {options['bot']}: evaluate tfidf or wiki (recorded bots: --recorded)")
     try:
         return runbot._built_in(options)
     except CommandError as exc:

@@ -1,7 +1,7 @@
 """The project's bots on the bot SDK (``sdk/``, package ``tossup_bot``): the SDK's client is the only
 protocol client; this module turns the project's trained models into SDK guessers.
 
-A :class:`Model` (the TF-IDF, MiniLM and buzz-log replay bots) answers ``guess(text) -> (answer,
+A :class:`Model` (the TF-IDF, Wikipedia and buzz-log replay bots) answers ``guess(text) -> (answer,
 confidence)`` and ``bonus_guess(leadin, part_text) -> answer``; :class:`ModelGuesser` makes it a
 :class:`tossup_bot.Guesser` that buzzes at confidence ≥ a threshold after ``min_tokens`` tokens, and
 :func:`run_bot` seats such a model in a match (``runbot --bot``, ``simulate_match``).

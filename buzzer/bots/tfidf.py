@@ -31,7 +31,7 @@ from buzzer.bots.buzzmodel import BuzzModel, PrefixScores
 from competition.game.specs import strip_marks
 from competition.vocabulary import Verdict
 from formats.qbreader import iter_items
-from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench, embedding)
+from formats.qbreader import iter_tossups as read_packet_tossups  # noqa: F401  (imported from here by bench_tfidf)
 from scoring.judge import judge
 
 # Prefix fractions at which held-out tossups are replayed to calibrate the confidence.
@@ -341,6 +341,21 @@ class TfidfGuesser:
                         data[second],
                     )
         return best, top1, top2
+
+    def top_classes(self, texts: Sequence[str], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` classes of highest cosine per text, best first: (class indices, cosines), each
+        (len(texts), k) int / float. Classes sharing no term with a text fill its row with index -1 and
+        cosine 0 (what a re-ranker of the candidates is given)."""
+        index = np.full((len(texts), k), -1, dtype=int)
+        cosine = np.zeros((len(texts), k))
+        for start in range(0, len(texts), 256):
+            scores = (self._vectors(list(texts[start : start + 256])) @ self._by_term).tocsr()
+            for r in range(scores.shape[0]):
+                lo, hi = scores.indptr[r], scores.indptr[r + 1]
+                order = np.argsort(-scores.data[lo:hi], kind="stable")[:k]
+                index[start + r, : len(order)] = scores.indices[lo:hi][order]
+                cosine[start + r, : len(order)] = scores.data[lo:hi][order]
+        return index, cosine
 
     def guess_prefix(
         self, text: str, seen: int, token_count: int | None, category: str = ""

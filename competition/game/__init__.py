@@ -17,6 +17,7 @@ Where things are:
 
 from .commands import (
     MAX_DELAY_BOUND,
+    AddTeam,
     Adjust,
     Answer,
     BonusAnswer,
@@ -85,6 +86,7 @@ from .view import apply_event, event_audiences, view
 __all__ = [
     "MAX_DELAY_BOUND",
     "MEDIA_URL",
+    "AddTeam",
     "Adjust",
     "Adjustment",
     "Answer",

@@ -48,6 +48,15 @@ class SeatPlayer:
 
 
 @dataclass(frozen=True)
+class AddTeam:
+    """Organiser: a new team of bots, in the lobby or while the match runs, with score 0 (the
+    service created its row and chose its id); its bots join with :class:`SeatPlayer`."""
+
+    team_id: int
+    name: str
+
+
+@dataclass(frozen=True)
 class Rename:
     """An organiser corrects the name of team ``team_id`` or of seat ``player_id`` (exactly one
     of them), at any time: names live in the match spec, so this is the one way to change them."""
@@ -252,6 +261,7 @@ class End:
 
 Command = (
     SeatPlayer
+    | AddTeam
     | Rename
     | Start
     | Tick

@@ -71,8 +71,20 @@ class Renamed(Payload):
 
 
 @dataclass(frozen=True, slots=True)
+class TeamAdded(Payload):
+    """A team of bots the organiser added after the match was created (lobby or running), with
+    score 0; its seats follow as ``player_joined``."""
+
+    EVENT = "team_added"
+    team_id: int
+    name: str
+    kind: str
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerJoined(Payload):
-    """A seat added in the lobby (names and ids only: a seat's token never enters the engine)."""
+    """A seat added after the match was created: a player in the lobby, or a bot the organiser adds in
+    the lobby or while the match runs (names and ids only: a seat's token never enters the engine)."""
 
     EVENT = "player_joined"
     player_id: int

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .commands import Event, Rename, RuleViolation, SeatPlayer
-from .events import MatchEnded, MatchStarted, PlayerJoined, Renamed, TossupAnswer, TossupStarted
+from .commands import AddTeam, Event, Rename, RuleViolation, SeatPlayer
+from .events import MatchEnded, MatchStarted, PlayerJoined, Renamed, TeamAdded, TossupAnswer, TossupStarted
 from .guards import score_table
-from .specs import KINDS, Kind, PlayerSpec, check_seat
+from .specs import KINDS, Kind, PlayerSpec, TeamSpec, check_seat
 from .state import MatchState, TossupRun
 
 
 def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
-    """A new seat in the lobby (the service owns the ids and tokens; the engine only the roster)."""
-    if st.status != "lobby":
-        raise RuleViolation("bad_phase", "seats are added only in the lobby")
+    """A new seat: a human in the lobby, a bot in the lobby or while the match runs (an organiser
+    adds one to a match under way; it races from the next buzz on). The service owns the ids and
+    tokens; the engine only the roster."""
+    if st.status != "lobby" and not (cmd.kind == "bot" and st.status == "running"):
+        raise RuleViolation("bad_phase", "players join only in the lobby; bots until the match ends")
     if st.team(cmd.team_id) is None:
         raise RuleViolation("unknown_team")
     if st.player(cmd.player_id) is not None:
@@ -36,6 +38,20 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
 
 
 MAX_NAME = 100  # Team.name / Player.name column width
+
+
+def add_team(st: MatchState, cmd: AddTeam, ev: list[Event]) -> None:
+    """A new bots' team until the match ends, with score 0 (the service owns the id)."""
+    if st.status == "ended":
+        raise RuleViolation("bad_phase", "the match has ended")
+    if st.team(cmd.team_id) is not None:
+        raise RuleViolation("bad_value", f"team {cmd.team_id} already plays")
+    name = cmd.name.strip() if isinstance(cmd.name, str) else ""
+    if not 0 < len(name) <= MAX_NAME or any(t.name == name for t in st.teams):
+        raise RuleViolation("bad_value", f"a new team needs a name of 1 to {MAX_NAME} characters no team has")
+    st.teams = [*st.teams, TeamSpec(cmd.team_id, name, "bot")]
+    st.scores = {**st.scores, str(cmd.team_id): 0}
+    ev.append(TeamAdded(cmd.team_id, name, "bot").event())
 
 
 def rename(st: MatchState, cmd: Rename, ev: list[Event]) -> None:

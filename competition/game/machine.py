@@ -20,6 +20,7 @@ from competition.vocabulary import Ruling, TossupOutcome
 from .bonus import decide_bonus, end_bonus, rule_bonus, take_bonus_answer, take_suggestion
 from .clock import deadlines, pause, resume, set_speed
 from .commands import (
+    AddTeam,
     Adjust,
     Answer,
     BonusAnswer,
@@ -48,7 +49,7 @@ from .commands import (
     Undo,
 )
 from .corrections import adjust, mark_protest, replay_tossup, undo
-from .flow import end_match, rename, seat_player, start_match, start_tossup
+from .flow import add_team, end_match, rename, seat_player, start_match, start_tossup
 from .guards import require_running
 from .hybrid import confirm_buzz, delegate
 from .proposals import expire_proposal
@@ -77,6 +78,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             pass
         case SeatPlayer():
             seat_player(st, cmd, ev)
+        case AddTeam():
+            add_team(st, cmd, ev)
         case Rename():
             rename(st, cmd, ev)
         case Start():

@@ -255,6 +255,8 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         for team in v["teams"]:
             team["score"] = d["scores"].get(str(team["team_id"]), team["score"])
     match event.event:
+        case "team_added":
+            v["teams"].append({"team_id": d["team_id"], "name": d["name"], "kind": d["kind"], "score": 0})
         case "player_joined":
             seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class", "buzz_mode", "min_token")}
             v["players"].append({"player_id": d["player_id"], **seat})

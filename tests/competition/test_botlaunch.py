@@ -18,9 +18,9 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from competition import botlaunch
+from competition import botlaunch, game, services
 from competition.management.commands.bot_supervisor import BotSupervisor
-from competition.models import BotLaunch, Match, Player
+from competition.models import BotLaunch, Match, MatchEvent, Player
 from config import launcher
 from tests.support.factories import make_match
 
@@ -29,10 +29,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def no_data(settings, tmp_path: Path) -> Path:
-    """A machine without ../shared/data, an embedding cache or LLM endpoints."""
+    """A machine without ../shared/data or LLM endpoints."""
     settings.SHARED_DATA_DIR = tmp_path / "shared"
     settings.BOT_TFIDF_TRAIN = ""
-    settings.BOT_EMBEDDING_CACHE = tmp_path / "embedding.npz"
     settings.BOT_CACHE_DIR = tmp_path / "cache"
     settings.BOT_LLM_ENDPOINTS = ""
     return tmp_path
@@ -51,14 +50,12 @@ def test_reference_bots_are_offered_by_what_this_machine_has(no_data: Path, sett
     dump = no_data / "shared" / botlaunch.QBREADER
     dump.parent.mkdir(parents=True)
     dump.write_bytes(b"")
-    (no_data / "embedding.npz").write_bytes(b"")
     registry = botlaunch.known_guessers()
-    assert [g.key for g in registry.guessers] == ["tfidf", "wiki", "embedding"]
+    assert [g.key for g in registry.guessers] == ["tfidf", "wiki"]
     tfidf = registry.get("tfidf")
     assert tfidf is not None and tfidf.weight_class == "light" and tfidf.cost == 0
     assert tfidf.runbot_args[:4] == ("--bot", "tfidf", "--train", str(dump))
     assert "--model-cache" in tfidf.runbot_args  # a restart loads instead of training again
-    assert registry.get("embedding").weight_class == "mid"  # type: ignore[union-attr]
 
 
 def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(
@@ -177,6 +174,81 @@ def test_bad_launches_are_refused_and_change_nothing(match: Match) -> None:
     assert (response.status_code, response.json()["code"]) == (409, "closed")
 
 
+def test_a_moderator_adds_a_bot_seat_to_a_running_match_and_the_dashboard_sees_it(
+    match: Match, tmp_path: Path, fake_python: str
+) -> None:
+    """The dashboard's "Add a bot seat": the API seats the bot through the service (a
+    ``player_joined`` event with its seq, so the moderator's socket and the roster see it), stores
+    the launch with the organiser's class and cost, and the supervisor starts it."""
+    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
+    blue = match.teams.get(name="Blue")
+    client = Client(enforce_csrf_checks=True)
+    client.get(f"/moderator/{match.join_code}/?token={match.moderator_token}")
+    csrf = {"X-CSRFToken": client.cookies["csrftoken"].value}
+    url = f"/api/match/{match.join_code}/bots"
+    listing = client.get(url).json()
+    assert {"team_id": blue.id, "name": "Blue", "kind": "human"} in listing["teams"]
+    assert listing["weight_classes"] == ["light", "mid", "heavy"] and listing["status"] == "running"
+    seq = Match.objects.get(pk=match.pk).seq
+    body = {"name": "Robo", "team_id": blue.id, "guesser": "wiki", "weight_class": "heavy", "cost": 0.004}
+    done = client.post(f"{url}/add", body, "application/json", headers=csrf)
+    assert done.status_code == 201, done.content
+    robo = match.players.get(name="Robo")
+    assert (robo.kind, robo.team_id, robo.weight_class) == ("bot", blue.id, "heavy")
+    assert {"player_id": robo.id, "name": "Robo", "weight_class": "heavy",
+            "launch": {"guesser": "wiki", "weight_class": "heavy", "cost": 0.004, "wanted": True,
+                       "state": "starting", "restarts": 0, "detail": ""}} in done.json()["seats"]  # fmt: skip
+    # Its own event and seq (the words that fell due meanwhile may be read first).
+    [joined] = MatchEvent.objects.filter(match=match, seq__gt=seq, event="player_joined")
+    assert joined.payload["player_id"] == robo.id and joined.seq == Match.objects.get(pk=match.pk).seq
+    roster = client.get(f"/api/match/{match.join_code}/players").json()["players"]
+    assert any(p["player_id"] == robo.id and p["team_id"] == blue.id for p in roster)
+    # Class and cost default to the guesser's declaration.
+    client.post(f"{url}/add", {"name": "Wiki", "team_id": blue.id, "guesser": "wiki"}, "application/json",
+                headers=csrf)  # fmt: skip
+    assert (launch_of(match.players.get(name="Wiki")).weight_class, launch_of(robo).cost) == ("light", 0.004)
+    # team_id null: a new team of its own, named after the bot.
+    solo = client.post(
+        f"{url}/add", {"name": "Solo", "team_id": None, "guesser": "wiki"}, "application/json", headers=csrf
+    )
+    assert solo.status_code == 201, solo.content
+    team = {"team_id": match.players.get(name="Solo").team_id, "name": "Solo", "kind": "bot"}
+    assert team in solo.json()["teams"]
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=fake_python)
+    try:
+        rounds(bots, lambda: launch_of(robo).state == "running")
+    finally:
+        bots.stop_all()
+
+
+def test_bad_bot_seats_are_refused_and_store_nothing(match: Match) -> None:
+    client = Client()
+    client.force_login(User.objects.create_user("org", password="x"))
+    url = f"/api/match/{match.join_code}/bots/add"
+    red = match.teams.get(name="Red").id
+    cases = [
+        (b"not json", 400, "malformed"),
+        ({"name": "Robo", "team_id": "red", "guesser": "wiki"}, 400, "malformed"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "weight_class": 3}, 400, "malformed"),
+        ({"name": "Robo", "team_id": red, "guesser": "llm:none"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "weight_class": "huge"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "cost": -1}, 400, "invalid"),
+        ({"name": "Robo", "team_id": red, "guesser": "wiki", "cost": "free"}, 400, "invalid"),
+        ({"name": "alice", "team_id": red, "guesser": "wiki"}, 400, "invalid"),
+        ({"name": "Robo", "team_id": -1, "guesser": "wiki"}, 404, "not_found"),
+    ]
+    seq = Match.objects.get(pk=match.pk).seq
+    for body, status, code in cases:
+        response = client.post(url, body, "application/json")
+        assert (response.status_code, response.json()["code"]) == (status, code), body
+    assert Match.objects.get(pk=match.pk).seq == seq
+    assert not BotLaunch.objects.exists() and not match.players.filter(name="Robo").exists()
+    services.apply_command(match_id=match.id, command=game.End(), actor="moderator")
+    response = client.post(url, {"name": "Robo", "team_id": red, "guesser": "wiki"}, "application/json")
+    assert (response.status_code, response.json()["code"]) == (409, "closed")
+    assert Client().post(url, {}, "application/json").status_code == 403
+
+
 def test_the_dashboard_shows_the_card_and_no_key(match: Match, settings, no_data: Path, monkeypatch) -> None:
     write_endpoints(
         settings, no_data, [{"name": "GPT", "url": "http://llm/v1", "model": "m", "key_env": "K"}]
@@ -226,6 +298,8 @@ def test_the_supervisor_runs_restarts_replaces_and_stops_bots(
     try:
         botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
         rounds(bots, lambda: launch_of(seat).state == "running")
+        # Each round leaves its heartbeat (compose's health check of bot-supervisor).
+        assert time.time() - (tmp_path / "bot_supervisor.alive").stat().st_mtime < 5
         first = launch_of(seat).pid
         args = next(tmp_path.glob("args-*")).read_text()
         assert f"--code {match.join_code} --token={seat.token}" in args and "--bot wiki" in args

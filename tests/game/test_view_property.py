@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from competition.game import (
+    AddTeam,
     Adjust,
     Answer,
     BonusAnswer,
@@ -271,11 +272,30 @@ def test_bad_seats_are_refused(cmd, reason):
     assert err.value.reason == reason
 
 
-def test_no_seat_after_the_start():
+def test_no_human_seat_after_the_start_and_no_seat_after_the_end():
     started, _ = apply(make_state(), Start(), T0)
     with pytest.raises(RuleViolation) as err:
         apply(started, SeatPlayer(78, TEAM_A, "late"), T0 + 1)
     assert err.value.reason == "bad_phase"
+    # An organiser's bot joins a running match, on a human team, and every view follows.
+    new, events = apply(started, SeatPlayer(79, TEAM_A, "robo", "bot", "mid"), T0 + 1)
+    assert [e.event for e in events][-1] == "player_joined"
+    check_views_agree(started, new, events)
+    # Or on a team of its own, added first with score 0.
+    added, events = apply(new, AddTeam(90, "Late robots"), T0 + 1.5)
+    assert [e.event for e in events][-1] == "team_added" and added.scores["90"] == 0
+    check_views_agree(new, added, events)
+    seated, events = apply(added, SeatPlayer(81, 90, "robo 2", "bot", "heavy"), T0 + 1.6)
+    check_views_agree(added, seated, events)
+    for cmd in (AddTeam(90, "again"), AddTeam(91, "Late robots"), AddTeam(92, " ")):
+        with pytest.raises(RuleViolation) as err:
+            apply(seated, cmd, T0 + 1.7)
+        assert err.value.reason == "bad_value"
+    ended, _ = apply(seated, End(), T0 + 2)
+    for cmd in (SeatPlayer(80, TEAM_A, "late bot", "bot", "light"), AddTeam(93, "Late")):
+        with pytest.raises(RuleViolation) as err:
+            apply(ended, cmd, T0 + 3)
+        assert err.value.reason == "bad_phase"
 
 
 def test_bot_buzz_in_its_reaction_delay_is_in_the_moderators_race_only():

@@ -124,23 +124,3 @@ def test_tfidf_training_reports_every_question_and_trains_the_same_model() -> No
     assert len(seen) == 300
     assert (with_bar.matrix != plain.matrix).nnz == 0 and with_bar.answers == plain.answers
     assert with_bar.guess("clue 7 about") == plain.guess("clue 7 about")
-
-
-def test_embedding_encoding_reports_every_batch_and_encodes_the_same() -> None:
-    from buzzer.bots.embedding import EncoderUnavailable, MiniLMEncoder
-
-    try:
-        encoder = MiniLMEncoder(batch_size=4)
-    except EncoderUnavailable as exc:
-        pytest.skip(f"MiniLM cannot load: {exc}")
-    texts = [f"This river, clue {i}, flows through a capital city." for i in range(10)]
-    starts: list[int] = []
-
-    def count(batches):
-        for start in batches:
-            starts.append(start)
-            yield start
-
-    with_bar = encoder.encode(texts, progress=count)
-    assert starts == [0, 4, 8]  # every batch of 4 windows (one window per short text)
-    assert abs(with_bar - encoder.encode(texts)).max() < 1e-5

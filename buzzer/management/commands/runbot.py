@@ -6,8 +6,6 @@
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.gz \
         [--extra-train QANTA.json.gz …] [--max-year 2020] [--model-cache model.joblib] [--threshold 0.8]
         # the reference bot: tossups + bonus parts, a learned buzzer with its own threshold (docs/BOTS.md)
-    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot embedding --train PACKETS.gz \
-        [--max-year 2020] [--max-train 3000] [--model-cache model.npz]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
         [--sentences CATEGORY.csv] [--question-map map.json]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot wiki [--threshold 0.75]
@@ -24,9 +22,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
-from buzzer.bots import embedding, wiki
+from buzzer.bots import wiki
 from buzzer.bots.client import Model, ModelGuesser
-from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser, file_records
 from buzzer.bots.wiki import WikiGuesser
@@ -36,7 +33,7 @@ from competition.management import progress
 
 class Command(BaseCommand):
     help = (
-        "Connect a bot (any SDK guesser, or the built-in TF-IDF, MiniLM embedding or buzz-log replay) "
+        "Connect a bot (any SDK guesser, or the built-in TF-IDF, Wikipedia or buzz-log replay bot) "
         "to a match and play until it ends."
     )
 
@@ -49,7 +46,7 @@ class Command(BaseCommand):
             "--guesser", help="module:Name or path/to/file.py:Name: an SDK Guesser (docs/BOTS.md)"
         )
         brain.add_argument(
-            "--bot", choices=["tfidf", "embedding", "replay", "wiki"], help="a built-in bot (default: tfidf)"
+            "--bot", choices=["tfidf", "replay", "wiki"], help="a built-in bot (default: tfidf)"
         )
         parser.add_argument(
             "-o",
@@ -64,19 +61,18 @@ class Command(BaseCommand):
             type=float,
             default=None,
             help=f"built-in bots: buzz at confidence ≥ this (0–1; tfidf: its learned buzzer's, else "
-            f"{RECOMMENDED_THRESHOLD}; replay: {RECOMMENDED_THRESHOLD}, "
-            f"embedding: {embedding.RECOMMENDED_THRESHOLD}, wiki: {wiki.RECOMMENDED_THRESHOLD})",
+            f"{RECOMMENDED_THRESHOLD}; replay: {RECOMMENDED_THRESHOLD}, wiki: {wiki.RECOMMENDED_THRESHOLD})",
         )
         parser.add_argument(
             "--min-tokens",
             type=int,
             default=None,
             help="built-in bots: never buzz before this many tokens (tfidf: the model's, 5 with a learned "
-            "buzzer, else 10; embedding: 10; replay: 0)",
+            "buzzer, else 10; replay: 0)",
         )
         parser.add_argument(
             "--train",
-            help="tfidf, embedding: questions to train on (qbreader JSONL[.gz], QANTA or demo JSON)",
+            help="tfidf: questions to train on (qbreader JSONL[.gz], QANTA or demo JSON)",
         )
         parser.add_argument(
             "--extra-train",
@@ -86,16 +82,10 @@ class Command(BaseCommand):
             help="tfidf with a qbreader --train: also train on this question file (e.g. QANTA JSON; repeatable)",
         )
         parser.add_argument(
-            "--max-year", type=int, help="tfidf, embedding: train on tossups up to this year (inclusive)"
+            "--max-year", type=int, help="tfidf: train on tossups up to this year (inclusive)"
         )
         parser.add_argument(
-            "--model-cache", help="tfidf, embedding: load the model from here, or train and save it here"
-        )
-        parser.add_argument(
-            "--max-train",
-            type=int,
-            default=DEFAULT_MAX_TRAIN,
-            help=f"embedding: train on the most recent N tossups (default {DEFAULT_MAX_TRAIN}; encoding is slow)",
+            "--model-cache", help="tfidf: load the model from here, or train and save it here"
         )
         parser.add_argument("--buzz-file", help="replay: a *.buzz.csv log")
         parser.add_argument("--sentences", help="replay (exhibition logs): the <category>.csv sentence file")
@@ -124,16 +114,10 @@ class Command(BaseCommand):
         kind = options["bot"] or "tfidf"
         if kind == "wiki":
             return self._wiki(options)
-        if kind == "replay":
-            model = self._replay(options)
-        elif kind == "embedding":
-            model = self._embedding(options)
-        else:
-            model = self._tfidf(options)
+        model = self._replay(options) if kind == "replay" else self._tfidf(options)
         threshold = options["threshold"]
         if threshold is None:  # the reference TF-IDF bot carries the threshold its buzzer learned
-            threshold = embedding.RECOMMENDED_THRESHOLD if kind == "embedding" else RECOMMENDED_THRESHOLD
-            threshold = model.threshold if isinstance(model, TfidfGuesser) else threshold
+            threshold = model.threshold if isinstance(model, TfidfGuesser) else RECOMMENDED_THRESHOLD
         min_tokens = options["min_tokens"]
         if min_tokens is None:
             min_tokens = 0 if kind == "replay" else RECOMMENDED_MIN_TOKENS
@@ -190,44 +174,6 @@ class Command(BaseCommand):
         self.stdout.write(
             f"trained on {len(guesser.answers)} answers in {time.perf_counter() - started:.1f} s"
             + (f"; buzzer: {guesser.buzzer.describe()}" if guesser.buzzer is not None else "")
-        )
-        if cache is not None:
-            guesser.save(cache)
-        return guesser
-
-    def _embedding(self, options: dict[str, Any]) -> Model:
-        cache = Path(options["model_cache"]) if options["model_cache"] else None
-        try:
-            if cache is not None and cache.exists():
-                self.stdout.write(f"loading model from {cache}")
-                return EmbeddingGuesser.load(cache)
-            if not options["train"]:
-                raise CommandError(
-                    "--bot embedding needs --train PACKETS.jsonl.gz (or an existing --model-cache)"
-                )
-            started = time.perf_counter()
-            bar = progress.wrapper(options, desc="encoding", unit="batch")
-            try:
-                if detect_format(options["train"]) == "qbreader":
-                    guesser = EmbeddingGuesser.from_packets(
-                        options["train"],
-                        max_year=options["max_year"],
-                        max_train=options["max_train"],
-                        progress=bar,
-                    )
-                else:  # QANTA or the demo packet: the importer's parser reads them
-                    parsed = parse_file(options["train"], max_year=options["max_year"])
-                    guesser = EmbeddingGuesser.train(
-                        [(t.question, t.answer_line) for t in parsed.tossups],
-                        max_train=options["max_train"],
-                        progress=bar,
-                    )
-            except (OSError, ValueError) as exc:
-                raise CommandError(f"cannot train on {options['train']}: {exc}") from exc
-        except EncoderUnavailable as exc:
-            raise CommandError(str(exc)) from exc
-        self.stdout.write(
-            f"trained on {len(guesser.answers)} answers in {time.perf_counter() - started:.1f} s"
         )
         if cache is not None:
             guesser.save(cache)

@@ -9,7 +9,9 @@ token as ``--token=VALUE``, an API key only in the process environment), stops t
 launch that was stopped, replaced, deleted with its seat or whose match ended, restarts a process
 that died (``config.launcher.Supervisor``: backoff 1, 2, 4 … 30 s) and writes each launch's state
 (running, restarting, stopped, failed; pid, restarts, the last exit) back for the dashboard. Each
-bot's output goes to ``<log-dir>/bot-<seat id>.log``. Ctrl-C or SIGTERM stops every bot.
+bot's output goes to ``<log-dir>/bot-<seat id>.log``; each round that reached the database touches
+``<log-dir>/bot_supervisor.alive`` (compose's health check reads its age). Ctrl-C or SIGTERM stops
+every bot.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ class BotSupervisor:
         self.children: dict[int, tuple[int, launcher.Child]] = {}  # launch id -> (generation, child)
         self.failed: set[tuple[int, int]] = set()  # (launch id, generation) that cannot start
         self.reported: dict[int, tuple[Any, ...]] = {}  # launch id -> last state written
+        self.heartbeat = log_dir / "bot_supervisor.alive"
 
     def step(self) -> None:
         """Start, stop and restart processes to match the wanted launches; report their states."""
@@ -100,6 +103,7 @@ class BotSupervisor:
         ):
             if row.id not in wanted:
                 self._report(row.id, State.STOPPED, None, row.restarts, None)
+        self.heartbeat.touch()
 
     def _report(self, launch_id: int, state: str, pid: int | None, restarts: int, detail: str | None) -> None:
         """Write a launch's state when it changed (``detail`` None: keep the stored one)."""

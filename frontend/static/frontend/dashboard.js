@@ -87,6 +87,7 @@ function describe(type, d) {
     case "reading_resumed": return "reading resumed";
     case "prompt": return `prompt${d.directed_prompt ? ` “${d.directed_prompt}”` : ""}`;
     case "player_joined": return `${d.name} took a seat (${teamName(m, d.team_id)})`;
+    case "team_added": return `team ${d.name} added`;
     case "paused": return "paused";
     case "resumed": return "resumed";
     case "speed_changed": return `speed ${d.wpm} wpm`;

@@ -267,6 +267,11 @@ export function applyEvent(m, type, d) {
   setScores(m, d.scores);
   const t = m.tossup;
   switch (type) {
+    case "team_added":
+      if (!m.teams.some((x) => x.team_id === d.team_id)) {
+        m.teams.push({ team_id: d.team_id, name: d.name, kind: d.kind, score: 0 });
+      }
+      break;
     case "player_joined":
       if (!m.players.some((p) => p.player_id === d.player_id)) {
         m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class, buzz_mode: d.buzz_mode, min_token: d.min_token });

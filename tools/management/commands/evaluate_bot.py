@@ -38,9 +38,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         who = parser.add_mutually_exclusive_group()
         who.add_argument("--guesser", help="an SDK guesser: module:Name or path/to/file.py:Name")
-        who.add_argument(
-            "--bot", choices=["tfidf", "embedding", "wiki"], help="a built-in bot (as runbot --bot)"
-        )
+        who.add_argument("--bot", choices=["tfidf", "wiki"], help="a built-in bot (as runbot --bot)")
         parser.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE")
         parser.add_argument("--train", help="--bot: questions to train on (as runbot)")
         parser.add_argument(

@@ -58,13 +58,13 @@ class Command(BaseCommand):
         parser.add_argument("--tossups", type=int, default=20)
         parser.add_argument("--teams", type=int, default=2)
         parser.add_argument("--players-per-team", type=int, default=4)
-        parser.add_argument("--bot", choices=["tfidf", "embedding", "none"], default="tfidf")
+        parser.add_argument("--bot", choices=["tfidf", "none"], default="tfidf")
         parser.add_argument(
             "--replay-bot",
             help="a *.buzz.csv file or a folder of them (qb-tournament-runner or 2024 exhibition logs): "
             "a bot that buzzes where the recorded system did, matched by the questions' external ids",
         )
-        parser.add_argument("--bot-train", help="packet file the TF-IDF or embedding bot trains on")
+        parser.add_argument("--bot-train", help="packet file the TF-IDF bot trains on")
         parser.add_argument("--bot-train-max-year", type=int)
         parser.add_argument(
             "--extra-train",
@@ -229,8 +229,7 @@ class Command(BaseCommand):
             )
         if opts["extra_train"] and opts["bot"] != "tfidf":
             raise CommandError("--extra-train trains the tfidf bot only")
-        unit = "batch" if opts["bot"] == "embedding" else "tossup"
-        bar = progress.wrapper(opts, desc=f"training {opts['bot']}", unit=unit)
+        bar = progress.wrapper(opts, desc=f"training {opts['bot']}", unit="tossup")
         return _cached_guesser(
             opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write, bar, opts["extra_train"]
         )
@@ -419,36 +418,31 @@ def start_stack(procs: list[Any]) -> str:
 def _cached_guesser(
     kind: str, train: Path, max_year: int | None, say, bar=None, extra: Sequence[Path] = ()
 ) -> Any:
-    """Train the ``kind`` (tfidf | embedding) bot once per (files, sizes, mtimes, max year, settings);
+    """Train the ``kind`` (tfidf) bot once per (files, sizes, mtimes, max year, model version);
     later runs load it. ``bar`` (optional) wraps the training's long loop (``progress.wrapper``);
-    ``extra``: more question files for the tfidf bot (``buzzer.bots.tfidf.file_records``)."""
-    from buzzer.bots.embedding import DEFAULT_MAX_TRAIN, EmbeddingGuesser, EncoderUnavailable
+    ``extra``: more question files (``buzzer.bots.tfidf.file_records``)."""
     from buzzer.bots.tfidf import REFERENCE_VERSION, TfidfGuesser, file_records
 
     for path in (train, *extra):
         if not path.exists():
             raise CommandError(f"{path}: no such file")
     stat = train.stat()
-    # The embedding cache also depends on the training cap; the TF-IDF one on the reference bot's version.
-    settings_key = f":{DEFAULT_MAX_TRAIN}" if kind == "embedding" else f":{REFERENCE_VERSION}"
     key = hashlib.sha256(
-        f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}{settings_key}".encode()
+        f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}:{REFERENCE_VERSION}".encode()
         + b"".join(f":{p.resolve()}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode() for p in extra)
     ).hexdigest()
-    model: Any = EmbeddingGuesser if kind == "embedding" else TfidfGuesser
-    suffix = "npz" if kind == "embedding" else "joblib"
-    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"{kind}-{key[:16]}.{suffix}"
+    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"{kind}-{key[:16]}.joblib"
     try:
         if cache.exists():
             try:
-                return model.load(cache)
+                return TfidfGuesser.load(cache)
             except (AttributeError, ImportError, ValueError, KeyError) as exc:
                 # A model saved by an older version of the code: train afresh.
                 say(f"cannot load {cache} ({exc}); retraining")
         say(f"training the {kind} bot on {train} (max year {max_year})…")
         more = {"extra": [r for p in extra for r in file_records(p, max_year=max_year)]} if extra else {}
-        guesser = model.from_packets(train, max_year=max_year, progress=bar, **more)
-    except (EncoderUnavailable, FormatError) as exc:
+        guesser = TfidfGuesser.from_packets(train, max_year=max_year, progress=bar, **more)
+    except FormatError as exc:
         raise CommandError(str(exc)) from exc
     cache.parent.mkdir(parents=True, exist_ok=True)
     guesser.save(cache)
