@@ -506,6 +506,15 @@ def api_bots(request: HttpRequest, code: str) -> JsonResponse:
     return JsonResponse(_server_bots(match))
 
 
+def _json_object(request: HttpRequest) -> dict | None:
+    """The request's JSON body if it is an object, else None (unparsable or another type)."""
+    try:
+        body = json.loads(request.body or b"")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return body if isinstance(body, dict) else None
+
+
 @require_POST
 def api_bot_launch(request: HttpRequest, code: str, player_id: int) -> JsonResponse:
     """Run a known guesser on a bot seat: body ``{"guesser": key}``; the server's bot supervisor
@@ -514,11 +523,8 @@ def api_bot_launch(request: HttpRequest, code: str, player_id: int) -> JsonRespo
     match = _moderated_match(request, code)
     if isinstance(match, JsonResponse):
         return match
-    try:
-        body = json.loads(request.body or b"")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        body = None
-    if not isinstance(body, dict) or not isinstance(body.get("guesser"), str):
+    body = _json_object(request)
+    if body is None or not isinstance(body.get("guesser"), str):
         return api_error(TossupError("malformed", 'body must be a JSON object {"guesser": key}'))
     try:
         botlaunch.launch(match=match, player_id=player_id, guesser=body["guesser"])
@@ -536,12 +542,9 @@ def api_bot_add(request: HttpRequest, code: str) -> JsonResponse:
     match = _moderated_match(request, code)
     if isinstance(match, JsonResponse):
         return match
-    try:
-        body = json.loads(request.body or b"")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        body = None
+    body = _json_object(request)
     shapes = {"name": str, "team_id": int | None, "guesser": str}
-    if not isinstance(body, dict) or not all(isinstance(body.get(k), t) for k, t in shapes.items()):
+    if body is None or not all(isinstance(body.get(k), t) for k, t in shapes.items()):
         return api_error(
             TossupError("malformed", 'body must be a JSON object {"name", "team_id", "guesser", …}')
         )

@@ -44,6 +44,15 @@ def tick(match: Match, now: float) -> services.Applied:
     return services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=now)
 
 
+def three_words_read(match: Match) -> float:
+    """Start ``match`` at T0 and tick three times; the next deadline."""
+    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    for _ in range(3):
+        applied = tick(match, applied.next_deadline)
+    assert applied.next_deadline is not None
+    return applied.next_deadline
+
+
 def stored(match: Match, after: int = 0) -> list[tuple[int, str, dict, str, str]]:
     rows = MatchEvent.objects.filter(match=match, seq__gt=after).order_by("seq")
     return [(r.seq, r.event, r.payload, r.audience, r.actor) for r in rows]
@@ -76,10 +85,7 @@ def test_words_take_the_fast_path_and_store_exactly_what_the_engine_produces(sto
 
 def test_a_pause_written_by_another_process_sends_the_tick_the_locked_way(stores, monkeypatch):
     match = make_match(bots=False)
-    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
-    for _ in range(3):
-        applied = tick(match, applied.next_deadline)
-    now = applied.next_deadline
+    now = three_words_read(match)
     # Another process pauses the match: this process's memory of the row is not told.
     with monkeypatch.context() as other_process:
         other_process.setattr(ticks, "remember", lambda *args: None)
@@ -102,10 +108,7 @@ def test_a_pause_written_by_another_process_sends_the_tick_the_locked_way(stores
 def test_a_buzz_through_another_process_is_never_overwritten_by_a_fast_word(stores, monkeypatch):
     match = make_match(bots=False)
     alice = Player.objects.get(match=match, name="alice")
-    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
-    for _ in range(3):
-        applied = tick(match, applied.next_deadline)
-    now = applied.next_deadline
+    now = three_words_read(match)
     with monkeypatch.context() as other_process:
         other_process.setattr(ticks, "remember", lambda *args: None)
         buzzed = services.buzz(
