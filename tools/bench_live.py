@@ -9,7 +9,8 @@ clients in this process:
 (a) **first-word lateness** with N concurrent matches read at ``--rate`` words/s (one watcher
     per match): for each ``words`` frame, arrival time minus the time its first word was due
     (the engine stamps a batch with its last word's due time; earlier words were due one
-    interval apart). Then again while ``--burst`` extra clients connect at once (each reads
+    interval apart). The first second after the N starts is reported on its own line; then
+    the steady reading; then again while ``--burst`` extra clients connect at once (each reads
     its snapshot, then closes).
 (b) **word latency at ``--room`` clients** in one match against a raw websocket broadcast
     server (``websockets.broadcast`` in a subprocess of this script) sending the same number
@@ -42,6 +43,7 @@ import numpy as np
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CONNECT_CONCURRENCY = 200  # handshakes in flight at once while filling a room
+START_S = 1.0  # seconds after the matches' starts reported apart in (a)
 WORDS_PER_TOSSUP = 400  # longer than any phase: a phase never reaches dead time
 
 
@@ -164,7 +166,7 @@ async def close_all(sockets: list[Any]) -> None:
 # --- (a) lateness with N matches, and during a connection burst ---------------------------------
 async def lateness(
     server: Server, n: int, seconds: float, rate: float, burst: int
-) -> tuple[list, list, float]:
+) -> tuple[list, list, list, float]:
     from asgiref.sync import sync_to_async
 
     interval = 1.0 / rate
@@ -172,6 +174,12 @@ async def lateness(
     watchers = await open_many([server.url(code) for _, code in matches])
     await sync_to_async(start_matches)([m for m, _ in matches])
     half = seconds / 2
+    # The words of the first second after the starts are reported apart: every driver's first
+    # tick goes the locked way (the starts were written by this process, not the server), and
+    # the N starts came within about a second, not spread as moderators' clicks are.
+    start: list[float] = []
+    t0 = time.time()
+    await asyncio.gather(*(collect_words(ws, interval, t0 + START_S, start, True) for ws in watchers))
     t0 = time.time()
     quiet: list[float] = []
     await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
@@ -200,7 +208,7 @@ async def lateness(
                 services.apply_command(match_id=match_id, command=game.End(), actor="moderator")
 
     await sync_to_async(end_all)()
-    return quiet, busy, burst_s
+    return start, quiet, busy, burst_s
 
 
 # --- (b, c) one room against a raw broadcast server -------------------------------------------
@@ -279,7 +287,8 @@ async def run(args: argparse.Namespace, server: Server) -> None:
     for i, n in enumerate(n for n in args.matches if n > 0):
         if i == 0:
             print("(a) first-word lateness, ms            p50      p99      max   words")
-        quiet, busy, burst_s = await lateness(server, n, args.seconds, args.rate, args.burst)
+        start, quiet, busy, burst_s = await lateness(server, n, args.seconds, args.rate, args.burst)
+        print(f"    {n:>4} matches, first {START_S:g} s        {pct(start)} {len(start):>7}")
         print(f"    {n:>4} matches                  {pct(quiet)} {len(quiet):>7}")
         print(f"    {n:>4} matches + {args.burst} connecting {pct(busy)} {len(busy):>7}"
               f"   (burst connected in {burst_s:.1f} s)")  # fmt: skip
