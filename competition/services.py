@@ -13,6 +13,7 @@ import json
 import logging
 import secrets
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -208,7 +209,7 @@ def _write_parts(match: Match, old: game.MatchState | None, new: game.MatchState
     when a ruling, adjustment or protest changed it (records are frozen: identity again)."""
     match.state = new.live_dict()
     names = ["state"]
-    if old is None or any(getattr(old, f) is not getattr(new, f) for f in SPEC_PARTS):
+    if old is None or not _same_spec(old, new):
         match.spec, match.spec_key = new.spec().to_dict(), selectors.new_part_key()
         selectors.remember_spec(match.id, match.spec_key, new.spec())
         names += ["spec", "spec_key"]
@@ -221,6 +222,10 @@ def _write_parts(match: Match, old: game.MatchState | None, new: game.MatchState
 
 
 SPEC_PARTS = ("config", "teams", "players", "tossups", "bonuses")
+
+
+def _same_spec(a: game.MatchState, b: game.MatchState) -> bool:
+    return all(getattr(a, f) is getattr(b, f) for f in SPEC_PARTS)
 
 
 def _same_records(a: game.Records, b: game.Records) -> bool:
@@ -449,16 +454,15 @@ def _tick_unlocked(match_id: int, now: float) -> Applied | None:
         new, events = game.apply(known.state, game.Tick(), now)
     except game.RuleViolation:
         return None  # the locked path raises it with the row's own state
-    plain_words = all(
-        ev.event == "words" and not any(isinstance(token, dict) for token in ev.data["words"])
-        for ev in events
+    only_words = all(ev.event == "words" for ev in events) and not _media_shown(
+        (e.event, e.data) for e in events
     )
     unchanged = (
         new.status == known.state.status
-        and all(getattr(known.state, f) is getattr(new, f) for f in SPEC_PARTS)
+        and _same_spec(known.state, new)
         and _same_records(known.state.records(), new.records())
     )
-    if not events or not plain_words or not unchanged:
+    if not events or not only_words or not unchanged:
         return None
     out = ticks.store(match_id, known, new, events, Role.DRIVER, now)
     if out is None:
@@ -542,15 +546,19 @@ def _store(
 def _mark_revealed(rows: list[MatchEvent]) -> None:
     """Media files of the image/audio tokens these events showed become fetchable by anyone
     (``MediaFile.revealed``; ``frontend.views.media_file``)."""
-    shown = {
+    if shown := _media_shown((r.event, r.payload) for r in rows):
+        MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
+
+
+def _media_shown(events: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
+    """The sha256 of every image/audio token that these (event name, data) pairs show."""
+    return {
         token["sha256"]
-        for r in rows
-        if r.event in ("words", "tossup_ended")  # the end shows the whole tossup
-        for token in r.payload["words"]
+        for name, data in events
+        if name in ("words", "tossup_ended")  # the end shows the whole tossup
+        for token in data["words"]
         if isinstance(token, dict) and token.get("sha256")
     }
-    if shown:
-        MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
 
 
 def resume_after_gap(*, match_id: int, since: float | None, now: float | None = None) -> Applied:

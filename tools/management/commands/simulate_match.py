@@ -133,20 +133,19 @@ class Command(BaseCommand):
         for t, team in enumerate(team_names):
             skills = [HUMANS.skill(rng) for _ in range(opts["players_per_team"])]
             for p, skill in enumerate(skills):
-                player = services.join_match(
-                    code=match.join_code, name=f"m{match.id}-t{t + 1}p{p + 1}", team=team
-                )
-                roster.append((player, skill, max(skills), p == 0))
+                seat = f"t{t + 1}p{p + 1}"
+                player = services.join_match(code=match.join_code, name=f"m{match.id}-{seat}", team=team)
+                roster.append((player, seat, skill, max(skills), p == 0))
         procs: list[Any] = []
         try:
             base = opts["server"] or self._start_stack(procs)
             ws = base.replace("http://", "ws://").replace("https://", "wss://").rstrip("/")
-            for player, skill, team_skill, captain in roster:
+            for player, seat, skill, team_skill, captain in roster:
                 sims.append(
                     SimPlayer(
                         url=f"{ws}/ws/match/{match.join_code}/play/?token={player.token}",
                         name=player.name,
-                        stream=player.name.split("-", 1)[1],  # the seat without the match id
+                        stream=seat,  # not the name: it carries the match id
                         true_skill=skill,
                         seed=opts["seed"],
                         answers=answers,
