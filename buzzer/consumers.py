@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 import redis.exceptions
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import InterfaceError, OperationalError
 from django.utils import timezone
@@ -53,7 +54,7 @@ def error_frame(error: TossupError, ref: Any = None) -> str:
 
 
 def _authenticate(code: str, role: Role, token: str) -> tuple[int, Player | None] | None:
-    match = Match.objects.filter(join_code=code.upper()).first()
+    match = Match.objects.filter(join_code=code.upper()).only("id", "moderator_token").first()
     if match is None:
         return None
     if role is Role.SPECTATOR:
@@ -80,6 +81,16 @@ class MatchConsumer(AsyncWebsocketConsumer):
     # subscription per match). An alias that is not configured makes Channels skip it, so a
     # connection made while Redis is down reaches connect() and gets ``unavailable``, not a 500.
     channel_layer_alias = "none: events come through the Room"
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its ``aclose_old_connections()`` before every message: a
+        hop to asgiref's one thread-sensitive thread per frame (every buzz waited behind a burst
+        of connecting clients' hops there). This consumer touches the database only through
+        ``buzzer.driver``'s pools, whose threads check their own connections."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]

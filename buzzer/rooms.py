@@ -166,6 +166,9 @@ class Room:
         self._ready = asyncio.Event()
         self._tasks: set[asyncio.Task] = set()  # evictions in flight (strong references)
         self.last_seq: int | None = None  # highest event seq relayed
+        # Set when every member was told to resync: their snapshots cover whatever was missed,
+        # so the next event is no gap whatever its seq.
+        self._resynced = False
         self.resubscriptions = self.resyncs = self.dropped = 0
         self._backoff = BACKOFF[0]
         self.driver = Driver(match_id)
@@ -241,7 +244,7 @@ class Room:
     def resync_all(self) -> None:
         """Tell every member to fetch a fresh snapshot (after events may have been missed)."""
         self.resyncs += 1
-        self.last_seq = None  # the snapshots cover whatever was missed: no gap to report next
+        self._resynced = True
         for member in list(self.members):
             if getattr(member, "resync", None) is not None and not self._outlet(member).offer(-1, _RESYNC):
                 self.drop(member, SLOW_CONSUMER, "send queue full")
@@ -353,7 +356,16 @@ class Room:
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
             return
-        if first is not None and self.last_seq is not None and first != self.last_seq + 1:
+        # last_seq stays the highest seq relayed, a resync notwithstanding: an echo through Redis
+        # that lags behind the local relay must still be skipped (forgetting it let each
+        # lagging echo through, the next local event look like a gap, and the room resync
+        # every member on every word).
+        if (
+            first is not None
+            and self.last_seq is not None
+            and not self._resynced
+            and first != self.last_seq + 1
+        ):
             log.warning(
                 "match %s: seq gap (%s after %s); members resync", self.match_id, first, self.last_seq
             )
@@ -367,6 +379,7 @@ class Room:
                     self.drop(member, SLOW_CONSUMER, "send queue full")
         if events:
             self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
+            self._resynced = False
         if gap:
             self.resync_all()
         self.driver.wake(message.get("next_deadline"))

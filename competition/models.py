@@ -215,11 +215,16 @@ class Competitor(models.Model):
         """A new identity whose handle is ``base`` if free, else ``base 2``, ``base 3``…: a new
         seat never joins an existing identity by its name (concurrent creators retry)."""
         base = base.strip()[:90] or kind
+        # One read of the handles taken, not one per number tried (thousands of matches with
+        # teams called "A" made each new team probe "A", "A 2", … "A 1000" in turn).
+        taken = {
+            h.lower() for h in cls.objects.filter(handle__istartswith=base).values_list("handle", flat=True)
+        }
         n = 1
         while True:
             handle = base if n == 1 else f"{base} {n}"
             n += 1
-            if cls.objects.filter(handle__iexact=handle).exists():
+            if handle.lower() in taken:
                 continue
             try:
                 with transaction.atomic():

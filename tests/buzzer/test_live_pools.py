@@ -101,3 +101,27 @@ async def test_a_pool_connection_killed_between_calls_costs_at_most_one_call(mon
     finally:
         await asyncio.get_running_loop().run_in_executor(pool, driver.connections.close_all)
         pool.shutdown()
+
+
+async def test_frames_are_answered_while_asgirefs_thread_sensitive_thread_is_busy():
+    """Channels' consumers hop to asgiref's one thread-sensitive thread before every message
+    (to close stale connections); this consumer's database work runs on its own pools, so a
+    connection, a command and its words must not wait for that thread (anything else of the
+    process may hold it)."""
+    from asgiref.sync import sync_to_async
+
+    match = await new_match()
+    release = threading.Event()
+    busy = asyncio.create_task(sync_to_async(release.wait, thread_sensitive=True)(10))
+    try:
+        moderator = await connect(match, "moderate", match.moderator_token)
+        assert (await recv(moderator))["type"] == "snapshot"
+        await moderator.send_to(text_data=json.dumps({"type": "command", "name": "start", "ref": 1}))
+        ack, _ = await until(moderator, lambda f: f["type"] in ("ack", "error"), timeout=3)
+        assert ack["type"] == "ack"
+        await until(moderator, is_event("words"), timeout=3)
+        assert not busy.done()  # the thread really was held all along
+    finally:
+        release.set()
+        await busy
+    await moderator.disconnect()

@@ -475,6 +475,29 @@ async def test_this_processs_events_reach_its_members_before_redis_echoes_them_a
         await room.leave(member)
 
 
+async def test_after_a_resync_echoes_lagging_behind_the_local_relay_are_skipped_not_gaps():
+    """Under load the echo through Redis of this process's own events trails its local relay.
+    Once a gap has made the members resync, the trailing echoes (seqs already relayed) must
+    still be skipped: each one let through used to make the next local event a gap, and the
+    room resynced every member on every word."""
+    match = await new_match()
+    member = ResyncingMember("all")
+    room = await rooms.Room.join(match.id, member)
+    try:
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        room._dispatch(words_message(1))
+        room._dispatch(words_message(3))  # 2 was lost: one resync
+        for seq in (4, 5, 6):
+            room._dispatch(words_message(seq - 3))  # the echo of what was relayed earlier…
+            room._dispatch(words_message(seq))  # …then this process's next event
+        await eventually(lambda: member.resyncs >= 1 and len(member.frames) == 5)
+        await asyncio.sleep(0.1)
+        assert room.resyncs == 1 and member.resyncs == 1
+        assert [seq for seq, _ in member.frames] == [1, 3, 4, 5, 6]
+    finally:
+        await room.leave(member)
+
+
 async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
     """A private Redis for the channel layer, stopped for 2 s and restarted on the same port."""
     from channels_redis.pubsub import RedisPubSubChannelLayer

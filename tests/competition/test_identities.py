@@ -185,3 +185,14 @@ def test_the_data_migration_gives_each_old_seat_its_own_identity(transactional_d
     assert not Player.objects.filter(competitor=None).exists()
     assert not Team.objects.filter(competitor=None).exists()
     assert Team.objects.get(match__join_code="AAAAAA", name="Red").competitor.kind == "team"
+
+
+def test_a_fresh_identity_takes_the_first_free_number_in_one_read(django_assert_max_num_queries) -> None:
+    for handle in ("Red", "red 2", "Red 3", "Red 5", "Redwood"):
+        Competitor.objects.create(handle=handle, kind=Competitor.Kind.TEAM)
+    # One read of the taken handles and the insert, however many "Red n" exist already.
+    with django_assert_max_num_queries(4):
+        fresh = Competitor.create_fresh("Red", Competitor.Kind.TEAM)
+    assert fresh.handle == "Red 4"
+    assert Competitor.create_fresh("Red", Competitor.Kind.TEAM).handle == "Red 6"
+    assert Competitor.create_fresh("Blue", Competitor.Kind.TEAM).handle == "Blue"
