@@ -198,6 +198,8 @@ async def lateness(
             cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         )  # fmt: skip
         out, _ = await proc.communicate(json.dumps(urls).encode())
+        if proc.returncode:  # its traceback is on stderr, above
+            raise RuntimeError(f"the connecting clients' process failed (exit {proc.returncode})")
         result = json.loads(out)
         burst_s = result["seconds"]
         if result["failed"]:
