@@ -101,8 +101,9 @@ def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list
     """uvicorn serving config.asgi (HTTP + websockets, compression off, frames capped at the
     protocol's limit) on ``host:port``. Its Sans-I/O websockets implementation: a connection
     costs 139 objects tracked by the cyclic collector against 204 in the legacy one, and full
-    collections, which stall every socket of the process, scan each of them. ``workers > 1``: uvicorn's own multi-process mode —
-    the workers share the one listening socket and uvicorn's master restarts a dead worker."""
+    collections, which stall every socket of the process, scan each of them. ``workers > 1``:
+    uvicorn's own multi-process mode — the workers share the one listening socket and uvicorn's
+    master restarts a dead worker."""
     cmd = [
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
