@@ -8,8 +8,9 @@ per-consumer group_send at 200 clients, 9–13× at 1,000).
 
 Each room starts the match's reading driver (buzzer/driver.py).
 
-No member can silence the room: each has its own bounded queue drained by its own task, each
-send under a timeout, and a member that overflows, times out or fails is dropped on its own.
+No member can silence the room: a frame is written to each idle member in one pass; a member
+whose send must wait gets a bounded queue drained by a task of its own, each send under a
+timeout; a member that overflows, times out or fails is dropped on its own.
 The subscription is supervised: a failure is logged and the room re-subscribes with backoff;
 a probe round trip through Redis proves the subscription live, and after an outage (or a
 gap in the event seqs it relays) the room tells every member to resync (fresh snapshot).
@@ -18,12 +19,15 @@ gap in the event seqs it relays) the room tells every member to resync (fresh sn
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import time
+import types
 import uuid
 import weakref
+from collections.abc import Coroutine, Generator
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
@@ -117,38 +121,88 @@ class Member(Protocol):
 _RESYNC = object()  # a queue item: send the member a snapshot
 
 
+@types.coroutine
+def _resume(coro: Coroutine[Any, Any, None], yielded: Any) -> Generator[Any, Any, None]:
+    """Finish ``coro`` after its first suspension (which yielded ``yielded``) exactly as
+    ``await coro`` would: what the awaiting task sends or throws in goes on to ``coro``."""
+    while True:
+        try:
+            sent = yield yielded
+        except GeneratorExit:
+            coro.close()
+            raise
+        except BaseException as exc:  # cancellation, delivered as the task would deliver it
+            try:
+                yielded = coro.throw(exc)
+            except StopIteration:
+                return
+        else:
+            try:
+                yielded = coro.send(sent)
+            except StopIteration:
+                return
+
+
 class _Outlet:
-    """One member's bounded queue and the task that drains it, in order."""
+    """One member's frames, in order. A frame to an idle member is written at once, in the
+    room's pass over its members: a websocket send completes without waiting while the
+    socket's write buffer is below its high-water mark. Only a send that must wait, and
+    what comes after it, goes through a bounded queue drained by a task of the member's
+    own, each send under a timeout; the task ends once the queue is empty. So a word to a
+    room costs no task wake-up per member, and an idle connection holds no task."""
 
     def __init__(self, room: Room, member: Member):
         self.room, self.member = room, member
-        self.queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue(maxsize=QUEUE_SIZE)
-        self.task = asyncio.create_task(self._drain())
+        self.queue: collections.deque[tuple[int, Any]] = collections.deque()
+        self.task: asyncio.Task | None = None
 
     def offer(self, seq: int, item: Any) -> bool:
-        """Queue a frame (or ``_RESYNC``) without waiting; False when the member is full."""
-        try:
-            self.queue.put_nowait((seq, item))
-        except asyncio.QueueFull:
-            return False
+        """Send a frame now, or queue it (or ``_RESYNC``) behind a send that is waiting;
+        False when the member is full. A send that fails drops the member."""
+        if self.task is not None:
+            if len(self.queue) >= QUEUE_SIZE:
+                return False
+            self.queue.append((seq, item))
+        elif item is _RESYNC:
+            self.queue.append((seq, item))
+            self._start(None)
+        else:
+            push = self.member.push(seq, item)
+            try:
+                yielded = push.send(None)
+            except StopIteration:
+                return True
+            except Exception as exc:
+                self.room.drop(self.member, 1011, f"send failed: {exc!r}")
+                return True
+            self._start(_resume(push, yielded))
         return True
 
-    async def _drain(self) -> None:
+    def _start(self, waiting: Any) -> None:
+        self.task = asyncio.create_task(self._drain(waiting))
+
+    async def _drain(self, waiting: Any) -> None:
+        """Finish the send that had to wait, then send what queued behind it, in order."""
         member = self.member
-        while True:
-            seq, item = await self.queue.get()
-            try:
-                async with asyncio.timeout(RESYNC_TIMEOUT if item is _RESYNC else SEND_TIMEOUT):
-                    if item is _RESYNC:
-                        await member.resync()
-                    else:
-                        await member.push(seq, item)
-            except TimeoutError:
-                self.room.drop(member, SLOW_CONSUMER, "a send timed out")
-                return
-            except Exception as exc:  # any member fault ends that member only
-                self.room.drop(member, 1011, f"send failed: {exc!r}")
-                return
+        try:
+            while True:
+                if waiting is None:
+                    if not self.queue:
+                        return
+                    seq, item = self.queue.popleft()
+                    waiting = member.resync() if item is _RESYNC else member.push(seq, item)
+                    timeout = RESYNC_TIMEOUT if item is _RESYNC else SEND_TIMEOUT
+                else:
+                    timeout = SEND_TIMEOUT
+                async with asyncio.timeout(timeout):
+                    await waiting
+                waiting = None
+        except TimeoutError:
+            self.room.drop(member, SLOW_CONSUMER, "a send timed out")
+        except Exception as exc:  # any member fault ends that member only
+            self.room.drop(member, 1011, f"send failed: {exc!r}")
+        finally:
+            self.task = None
 
 
 class Room:
@@ -206,14 +260,15 @@ class Room:
         """Remove ``member`` (idempotent); the last one out closes the room."""
         self.members.discard(member)
         outlet = self._outlets.pop(member, None)
-        if outlet is not None and outlet.task is not asyncio.current_task():
+        if outlet is not None and outlet.task not in (None, asyncio.current_task()):
             outlet.task.cancel()
         if not self.members and Room.rooms.get(self.match_id) is self:
             del Room.rooms[self.match_id]
             self._listener.cancel()
             self._outgoing.put_nowait(None)  # the sender ends once what is queued is sent
             for other in self._outlets.values():
-                other.task.cancel()
+                if other.task is not None:
+                    other.task.cancel()
             self._outlets.clear()
             await self.driver.stop()
 
@@ -222,6 +277,9 @@ class Room:
         if member not in self.members:
             return
         self.dropped += 1
+        # Out of the room at once: a failed member must not be sent the next frame (or
+        # dropped again) before its eviction runs.
+        self.members.discard(member)
         log.warning("match %s: dropping a member (%s; close %s)", self.match_id, reason, code)
         task = asyncio.create_task(self._evict(member, code))
         self._tasks.add(task)

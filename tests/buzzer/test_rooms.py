@@ -377,6 +377,43 @@ async def test_a_member_whose_send_hangs_is_dropped_after_the_send_timeout(monke
     assert 0.3 <= dropped_in < 2 and [seq for seq, _ in good.frames] == [1, 2, 3]
 
 
+class GatedMember(ResyncingMember):
+    """A member whose sends wait while its gate is shut (a socket's write buffer full)."""
+
+    def __init__(self, *audiences: str):
+        super().__init__(*audiences)
+        self.gate = asyncio.Event()
+
+    async def push(self, seq: int, text: str) -> None:
+        await self.gate.wait()
+        await super().push(seq, text)
+
+
+async def test_idle_members_get_a_frame_in_the_rooms_pass_and_a_send_that_waits_keeps_the_order():
+    """A word costs no task per member: an idle member's send completes in the room's own pass;
+    only a member whose send must wait gets a task, which sends what queued behind it in order
+    and ends once it has caught up."""
+    match = await new_match()
+    idle, gated = FakeMember("all"), GatedMember("all")
+    room = await rooms.Room.join(match.id, idle)
+    await rooms.Room.join(match.id, gated)
+    try:
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        for seq in (1, 2, 3):
+            room._dispatch(words_message(seq))
+        assert [seq for seq, _ in idle.frames] == [1, 2, 3]  # sent before this test awaited anything
+        assert room._outlets[idle].task is None
+        assert gated.frames == [] and room._outlets[gated].task is not None
+        gated.gate.set()
+        await eventually(lambda: [seq for seq, _ in gated.frames] == [1, 2, 3])
+        await eventually(lambda: room._outlets[gated].task is None)
+        room._dispatch(words_message(4))  # caught up: sent in the pass again
+        assert gated.frames[-1][0] == 4 and room.dropped == 0
+    finally:
+        await room.leave(idle)
+        await room.leave(gated)
+
+
 class FlakyLayer:
     """The real channel layer, whose ``receive`` raises once after ``fail_after`` messages
     (as when the Redis connection breaks)."""
