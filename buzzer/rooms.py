@@ -402,10 +402,11 @@ class Room:
                             self.match_id, message["events"][0]["seq"], exc)  # fmt: skip
 
     def _dispatch(self, message: dict[str, Any]) -> None:
-        """Queue each event for the members allowed to see it (serialised once). Never waits
-        on a member. A gap in the seqs (a publication lost while Redis was away, or two
-        publications crossing) makes every member resync. Events already relayed (the echo
-        through Redis of what :func:`publish` relayed locally) are skipped."""
+        """Send each event to the members allowed to see it (serialised once) and give the
+        driver the message's next deadline. Never waits on a member. A gap in the seqs (a
+        publication lost while Redis was away, or two publications crossing) makes every
+        member resync. A message whose events were all relayed already (the echo through
+        Redis of what :func:`publish` relayed locally) is skipped, deadline and all."""
         try:
             events = message["events"]
             if self.last_seq is not None:
@@ -438,6 +439,9 @@ class Room:
         if events:
             self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
             self._resynced = False
+            # Only a message with news moves the driver's deadline: an echo that trails behind
+            # a later word carries a deadline already past, which made the driver tick at once,
+            # reveal nothing, and take the locked way (under load, on every echo).
+            self.driver.wake(message.get("next_deadline"))
         if gap:
             self.resync_all()
-        self.driver.wake(message.get("next_deadline"))

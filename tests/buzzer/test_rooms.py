@@ -535,6 +535,27 @@ async def test_after_a_resync_echoes_lagging_behind_the_local_relay_are_skipped_
         await room.leave(member)
 
 
+async def test_an_echo_trailing_behind_a_later_word_does_not_move_the_drivers_deadline_back():
+    """Under load the echo through Redis of word 1 can arrive after word 2 was relayed. Its
+    deadline (word 2's, now past) used to reach the driver, which ticked at once, revealed
+    nothing and took the locked way: on every echo, so the load fed itself."""
+    match = await new_match()
+    member = FakeMember("all")
+    room = await rooms.Room.join(match.id, member)
+    woken: list[float | None] = []
+    try:
+        room.driver.wake = woken.append  # type: ignore[method-assign]
+        first, second = words_message(1), words_message(2)
+        first["next_deadline"], second["next_deadline"] = 100.2, 100.4
+        room._dispatch(first)
+        room._dispatch(second)
+        room._dispatch(first)  # the echo of word 1
+        assert woken == [100.2, 100.4]
+        assert [seq for seq, _ in member.frames] == [1, 2]
+    finally:
+        await room.leave(member)
+
+
 async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
     """A private Redis for the channel layer, stopped for 2 s and restarted on the same port."""
     from channels_redis.pubsub import RedisPubSubChannelLayer
