@@ -240,7 +240,7 @@ async def read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[li
 
     The clients' own objects are frozen out of this process's cyclic collector meanwhile: its
     full collections over 2,000 clients stalled every client at once, and the stall was counted
-    as the server's lateness, Tossup's and raw's alike (raw p99 265–377 ms with them, 123 ms
+    as the server's lateness, Tossup's and raw's alike (raw p99 131–377 ms with them, 83–123 ms
     without)."""
     gc.collect()
     gc.freeze()
