@@ -185,15 +185,14 @@ class _Outlet:
         """Finish the send that had to wait, then send what queued behind it, in order."""
         member = self.member
         try:
-            while True:
+            while waiting is not None or self.queue:
+                timeout = SEND_TIMEOUT
                 if waiting is None:
-                    if not self.queue:
-                        return
                     seq, item = self.queue.popleft()
-                    waiting = member.resync() if item is _RESYNC else member.push(seq, item)
-                    timeout = RESYNC_TIMEOUT if item is _RESYNC else SEND_TIMEOUT
-                else:
-                    timeout = SEND_TIMEOUT
+                    if item is _RESYNC:
+                        waiting, timeout = member.resync(), RESYNC_TIMEOUT
+                    else:
+                        waiting = member.push(seq, item)
                 async with asyncio.timeout(timeout):
                     await waiting
                 waiting = None

@@ -245,19 +245,15 @@ async def read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[li
     gc.collect()
     gc.freeze()
     try:
-        return await _read_room(sockets, rate, seconds)
+        start: list[float] = []
+        t0 = time.time()
+        await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + START_S, start, False) for ws in sockets))
+        out: list[float] = []
+        await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False) for ws in sockets))
+        await close_all(sockets)
+        return start, out
     finally:
         gc.unfreeze()
-
-
-async def _read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[list[float], list[float]]:
-    start: list[float] = []
-    t0 = time.time()
-    await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + START_S, start, False) for ws in sockets))
-    out: list[float] = []
-    await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False) for ws in sockets))
-    await close_all(sockets)
-    return start, out
 
 
 async def room_latency(server: Server, clients: int, seconds: float, rate: float) -> tuple[list, list]:
