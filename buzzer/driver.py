@@ -208,6 +208,7 @@ class Driver:
                     await live_db(_heartbeat)(self.match_id, now)
                 except Exception:
                     log.exception("match %s: driver heartbeat failed", self.match_id)
+            now = time.time()  # the awaits above took time (a renewal under load: 100s of ms)
             wait = renew_at - now
             if self.holding and self.deadline is not None:
                 wait = min(wait, beat_at - now, self.deadline - now)

@@ -11,7 +11,7 @@ from .guards import current_tossup, require_running, seated_player
 from .proposals import close_proposals
 from .records import Candidate
 from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState
-from .tossup import _racing_teams, add_candidate, received_event
+from .tossup import add_candidate, received_event, team_has_buzzed
 
 
 def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) -> None:
@@ -36,7 +36,7 @@ def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) 
     if not cmd.confirm:
         close_proposals(st, [proposal], "declined", cmd.player_id, ev)
         return
-    if bot.team_id in t.locked_teams or bot.team_id in _racing_teams(t):
+    if team_has_buzzed(t, bot.team_id):
         raise RuleViolation("team_already_buzzed")
     if st.phase not in LIVE_PHASES:
         raise RuleViolation("locked_out", "another buzz is being answered")

@@ -100,7 +100,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         raise RuleViolation("wrong_question")
     # A muted bot never races: its would-be buzz is logged whatever the others do.
     muted = player.kind == "bot" and player.buzz_mode == BuzzMode.MUTED
-    if not muted and (player.team_id in t.locked_teams or player.team_id in _racing_teams(t)):
+    if not muted and team_has_buzzed(t, player.team_id):
         raise RuleViolation("team_already_buzzed")
     if not muted and st.phase not in LIVE_PHASES:
         raise RuleViolation("locked_out", "another buzz is being answered")
@@ -219,8 +219,11 @@ def can_race(player: PlayerSpec) -> bool:
     return player.kind != "bot" or player.buzz_mode != BuzzMode.MUTED
 
 
-def _racing_teams(t: TossupRun) -> set[int]:
-    return {c.team_id for c in [*t.candidates, *t.held]}
+def team_has_buzzed(t: TossupRun, team_id: int) -> bool:
+    """Whether ``team_id`` buzzed on this tossup already: locked out after a wrong answer,
+    or with a buzz in the race (a candidate or a bot's held buzz); a second buzz of the team
+    is refused (``team_already_buzzed``)."""
+    return team_id in t.locked_teams or any(c.team_id == team_id for c in [*t.candidates, *t.held])
 
 
 def add_candidate(t: TossupRun, candidate: Candidate, at: float, window: float) -> None:

@@ -177,3 +177,39 @@ async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch
 async def _words_at_least(match: Match, n: int) -> bool:
     rows = await events(match)
     return sum(len(p["words"]) for k, p, _ in rows if k == "words") >= n
+
+
+async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monkeypatch):
+    """A renewal that takes 0.4 s (Redis under a connection burst) holds back a word due
+    meanwhile until it ends, no longer: the wait for the next word is measured from the
+    renewal's end, not its start."""
+    match = await database_sync_to_async(make_match)(config={"wpm": 240}, words=40)
+    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    driver = driving.Driver(match.id)
+    renewed: list[float] = []  # end times of the slow renewals
+    real_hold = driving.Driver._hold_lease
+
+    async def slow_hold(self: driving.Driver) -> bool:
+        held = await real_hold(self)
+        if renewed or self.holding:  # the first renewal takes the match over at once
+            await asyncio.sleep(0.4)
+        renewed.append(time.time())
+        return held
+
+    excess: list[float] = []  # how long after both its deadline and the last renewal a Tick came
+    real_apply = services.apply_command
+
+    def timed(**kw: Any) -> services.Applied:
+        if isinstance(kw.get("command"), game.Tick) and driver.deadline is not None:
+            excess.append(time.time() - max(driver.deadline, renewed[-1]))
+        return real_apply(**kw)
+
+    monkeypatch.setattr(driving.Driver, "_hold_lease", slow_hold)
+    monkeypatch.setattr(services, "apply_command", timed)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 16), timeout=15)
+    finally:
+        await driver.stop()
+    assert len(renewed) >= 3  # renewals came while words were due
+    assert max(excess) < 0.15, sorted(excess)[-5:]
