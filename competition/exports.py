@@ -8,8 +8,9 @@ true``) with ``cycle``, ``qid`` (the source's id, else ours), ``question_id``, `
 ``index`` (0-based place in the packet), ``token_count``, server times, ``tossup.responses[]``
 (``playerId``, ``playerName``, ``teamId``, ``teamName``, ``isBot``, 0-based ``position``, ``guess``,
 ``points``, ``isCorrect``, the judge's ``verdict``, the ``ruling``, ``undone``, times, ``race``),
-``bonus`` (``bonus_id``, ``index``, ``teamId``, ``teamName``, ``parts[]``), ``adjustments`` and
-``protests``.
+``bonus`` (``bonus_id``, ``index``, ``teamId``, ``teamName``, ``parts[]``: each with the
+captain's ``decision`` and ``aiRevealed``, whether a bot of the team had suggested an answer to
+its seats before the part was ruled), ``adjustments`` and ``protests``.
 
 * QBJ (``formats.qbj``): one Tournament file for one match or many; teams and players named by
   their identities' handles (``Competitor``: one registration entry per identity, never per display
@@ -58,6 +59,7 @@ def play_log(match: Match) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     cycle: dict[str, Any] | None = None
     race: dict[str, Any] = {}
+    suggested: set[int] = set()  # parts of the open bonus with a bot's suggestion shown to the team
     for ev in MatchEvent.objects.filter(match=match).order_by("seq"):
         d, at = ev.payload, ev.created_at.timestamp()
         if ev.event == "tossup_started":
@@ -142,6 +144,9 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                 "teamName": team.name if team else "",
                 "parts": [],
             }
+            suggested.clear()
+        elif ev.event == "bonus_suggestion":
+            suggested.add(d["part"])
         elif ev.event == "bonus_part_ruled" and cycle["bonus"] is not None:
             cycle["bonus"]["parts"].append(
                 {
@@ -153,6 +158,7 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                     "verdict": bonus_verdicts.get(ev.seq, ""),
                     "ruling": d["ruling"],
                     "decision": d.get("decision", ""),
+                    "aiRevealed": d["part"] in suggested,
                     "undone": False,
                     "answerline": d["answer_line"],
                     "ruled_at": at,
@@ -378,7 +384,11 @@ def runner_cycles(match: Match) -> list[runner.Cycle]:
                 who = players.get(p["playerId"]) if p["playerId"] is not None else None
                 responses = {who.name: p["guess"]} if who is not None else {}
                 decision = RUNNER_DECISIONS.get(p.get("decision", ""))
-                parts.append(runner.BonusPart(b["teamName"], p["points"], responses, p["guess"], decision))
+                # The runner records aiRevealed where the team had a choice (a decisions preset).
+                revealed = p["aiRevealed"] if decision is not None else None
+                parts.append(
+                    runner.BonusPart(b["teamName"], p["points"], responses, p["guess"], decision, revealed)
+                )
             bonus = runner.BonusResponse(b["index"], b["teamName"], tuple(parts))
         out.append(runner.Cycle(tossups, bonus))
     return out

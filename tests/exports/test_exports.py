@@ -271,7 +271,9 @@ def test_a_bonus_withdrawn_by_undo_leaves_the_exports(db) -> None:
 
 def test_runner_cycles_carry_the_captains_bonus_decisions(db) -> None:
     """A qanta26 match: alice's team consults its AI on part 1, abstains on part 2 (the moderator
-    for the captain) and answers part 3 itself; the runner's ``decision`` names each choice."""
+    for the captain) and answers part 3 itself after its AI suggested an answer; the runner's
+    ``decision`` names each choice and ``aiRevealed`` tells the parts where the team had seen
+    its AI's suggestion."""
     from competition import services
     from tests.support.factories import make_packet
 
@@ -306,6 +308,15 @@ def test_runner_cycles_carry_the_captains_bonus_decisions(db) -> None:
     services.decide_bonus(
         match_id=match.id, bonus_id=b0, part=1, decision="abstain", player_id=None, now=T0 + 1.2
     )
+    services.bonus_suggestion(
+        match_id=match.id,
+        player_id=ai.id,
+        bonus_id=b0,
+        part=2,
+        guess="not it",
+        confidence=0.2,
+        now=T0 + 1.25,
+    )
     bonus(match, alice, b0, 2, "bonusanswer2", 1.3)
     [cycle] = [
         json.loads(line) for line in exports.render(Match.objects.get(pk=match.pk), "cycles").splitlines()
@@ -316,3 +327,4 @@ def test_runner_cycles_carry_the_captains_bonus_decisions(db) -> None:
         (1, "abstain", {}),
         (10, "own", {"alice": "bonusanswer2"}),
     ]
+    assert [p["aiRevealed"] for p in parts] == [True, False, True]
