@@ -6,7 +6,8 @@ class CompetitionConfig(AppConfig):
 
     def ready(self) -> None:
         # A tournament game that ends schedules what comes next (its tournament's next phase or
-        # playoff round) in the process that stored the end, right after the commit.
+        # playoff round): a durable job of the match end, so a crash right after the commit
+        # delays it only until the outbox sweeper runs it.
         from competition import signals, tournaments
 
-        signals.events_committed.connect(tournaments.on_events_committed, dispatch_uid="tournament_advance")
+        signals.on_match_ended(tournaments.ADVANCE_TOPIC, tournaments.advance_after_match)

@@ -251,15 +251,22 @@ def _create_game(tournament: Tournament, p: sc.Pairing, teams: dict[str, Tournam
     )
 
 
-def on_events_committed(sender: Any, match_id: int, events: list[dict[str, Any]], **kwargs: Any) -> None:
-    """``events_committed`` receiver: a tournament game that ended advances its tournament."""
-    if not any(e["event"] == "match_ended" for e in events):
-        return
+#: The outbox topic (competition.signals.on_match_ended) of a match end: its tournament advances.
+ADVANCE_TOPIC = "tournament_advance"
+
+
+def advance_after_match(match_id: int) -> None:
+    """The outbox job of a match that ended: if it was a tournament game, its tournament
+    advances (:func:`advance`). Runs in the process that stored the end, right after the
+    commit, or in the outbox sweeper (``services.sweep_outbox``: ``serve``, a worker's start)
+    when that process died in between. Raises what :func:`advance` raises; the row then stays
+    for the sweeper."""
     game = TournamentGame.objects.filter(match_id=match_id).only("tournament_id").first()
     if game is not None:
         made = advance(game.tournament_id)
         if made:
             log.info("tournament %s: %d new games after match %s", game.tournament_id, len(made), match_id)
+    services.mark_outbox_done(topic=ADVANCE_TOPIC, match_id=match_id)
 
 
 Done = list[tuple[sc.Pairing, st.GameResult]]

@@ -93,7 +93,7 @@ def test_a_match_ended_while_the_broker_is_down_gets_its_fit_once_the_broker_is_
 
     assert published == [match.id]
     assert MatchEvent.objects.filter(match=match, event="match_ended", seq=ended.seq).exists()
-    (job,) = Outbox.objects.filter(match=match)
+    (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert (job.topic, job.dispatched_at, job.done_at, job.attempts) == ("fit_after_match", None, None, 1)
     assert services.sweep_outbox() == 0  # still down: kept for later
     assert Outbox.objects.get(pk=job.pk).attempts == 2
@@ -120,7 +120,7 @@ def test_a_match_end_sends_its_fit_at_commit_when_the_broker_is_up(
 ):
     match = make_match()
     play_and_end(match, django_capture_on_commit_callbacks)
-    (job,) = Outbox.objects.filter(match=match)
+    (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert job.dispatched_at is not None and job.attempts == 1
     assert queued(broker["url"]) == 1
     assert services.sweep_outbox() == 0
@@ -130,6 +130,6 @@ def test_a_match_with_nothing_played_marks_its_fit_request_done(django_capture_o
     match = make_match()
     services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     services.apply_command(match_id=match.id, command=game.End(), actor="moderator", now=T0 + 1)
-    (job,) = Outbox.objects.filter(match=match)
+    (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert fit_after_match.apply(args=[match.id]).get() == {}
     assert Outbox.objects.get(pk=job.pk).done_at is not None

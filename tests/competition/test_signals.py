@@ -22,21 +22,20 @@ WIRING = """
 import sys, django
 django.setup()
 from competition import signals
-# the broadcaster and the tournaments' advance are connected, and are the only receivers
+# the broadcaster is connected, and is the only receiver
 wired = signals.events_committed.disconnect(dispatch_uid="buzzer.broadcast")
-advance = signals.events_committed.disconnect(dispatch_uid="tournament_advance")
 others = signals.events_committed.has_listeners()
-print(wired, advance, others, signals.match_ended_topics(), "buzzer.rooms" in sys.modules, "irt.tasks" in sys.modules)
+print(wired, others, signals.match_ended_topics(), "buzzer.rooms" in sys.modules, "irt.tasks" in sys.modules)
 """
 
 
-def test_setup_alone_wires_the_broadcast_and_the_fit_request_without_importing_rooms_or_tasks():
+def test_setup_alone_wires_the_broadcast_the_advance_and_the_fit_request_without_importing_rooms_or_tasks():
     env = launcher.child_env()
     done = subprocess.run(
         [sys.executable, "-c", WIRING], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[-2] == "True True False ['fit_after_match'] False False"
+    assert done.stdout.split("\n")[-2] == "True False ['tournament_advance', 'fit_after_match'] False False"
 
 
 @pytest.mark.django_db
@@ -44,8 +43,7 @@ def test_a_match_end_stores_and_sends_one_outbox_row_per_registered_topic(
     monkeypatch, django_capture_on_commit_callbacks
 ):
     sent: list[tuple[str, int]] = []
-    registry = dict(signals._match_ended)
-    monkeypatch.setattr(signals, "_match_ended", registry)
+    monkeypatch.setattr(signals, "_match_ended", {})
     signals.on_match_ended("fit_after_match", lambda match_id: sent.append(("fit", match_id)))
     signals.on_match_ended("archive", lambda match_id: sent.append(("archive", match_id)))
     match = make_match()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -14,7 +15,7 @@ from django.core.management.base import CommandError
 from competition import game, services, tournaments
 from competition import schedule as sc
 from competition import standings as st
-from competition.models import Match, Player, TournamentGame
+from competition.models import Match, Outbox, Player, TournamentGame
 from formats import qbj as qbjfmt
 from tests.support.factories import ANSWERS, make_packet
 
@@ -168,6 +169,31 @@ def test_results_advance_to_the_playoff_final_and_standings_equal_the_qbj_recomp
     recomputed = st.compute(tournaments.results_from_qbj(read), power_above=tournaments.power_above(t))
     assert [s.row() for s in recomputed.teams] == [s.row() for s in live.teams]
     assert [p.row() for p in recomputed.players] == [p.row() for p in live.players]
+
+
+def test_a_server_killed_right_after_a_games_end_leaves_the_advance_to_the_outbox_sweeper(
+    django_capture_on_commit_callbacks,
+):
+    """The last round-robin game's end commits, then its process dies before its commit hooks
+    run (captured, never executed): no final yet, and the sweeper of ``serve`` creates it."""
+    t = _tournament(4)
+    strength = {team.name: team.seed for team in t.teams.all()}
+    games = list(t.games.select_related("match", "home", "away"))
+    for k, g in enumerate(games):
+        winner = min((g.home.name, g.away.name), key=strength.__getitem__)
+        last = k == len(games) - 1
+
+        def killed(**_: Any) -> Any:
+            return django_capture_on_commit_callbacks(execute=False)
+
+        _play(g.match, winner, killed if last else django_capture_on_commit_callbacks)
+    assert not t.games.filter(phase=sc.PLAYOFF).exists()
+    assert Outbox.objects.filter(topic=tournaments.ADVANCE_TOPIC, done_at=None).count() == 1
+
+    services.sweep_outbox()
+    final = t.games.get(phase=sc.PLAYOFF)
+    assert (final.home.name, final.away.name, final.round) == ("Team 1", "Team 2", 4)
+    assert not Outbox.objects.filter(topic=tournaments.ADVANCE_TOPIC, done_at=None).exists()
 
 
 def test_a_bonus_cut_short_by_the_end_counts_alike_live_and_in_the_qbj_file(

@@ -352,6 +352,6 @@ def test_a_worker_killed_mid_fit_is_replaced_and_the_fit_done_once(serve):
     match_fits = [f for f in fits if f["dataset"] == f"match:{m['match_id']}"]
     assert [f["status"] for f in match_fits] == ["done"]
     outbox = srv.db_query(
-        "from competition.models import Outbox\nresult = list(Outbox.objects.values_list('topic', 'done_at'))"
+        "from competition.models import Outbox\nresult = list(Outbox.objects.filter(topic='fit_after_match').values_list('topic', 'done_at'))"
     )
     assert len(outbox) == 1 and outbox[0][1] is not None
