@@ -179,14 +179,13 @@ def test_a_server_killed_right_after_a_games_end_leaves_the_advance_to_the_outbo
     t = _tournament(4)
     strength = {team.name: team.seed for team in t.teams.all()}
     games = list(t.games.select_related("match", "home", "away"))
-    for k, g in enumerate(games):
+
+    def killed(**_: Any) -> Any:
+        return django_capture_on_commit_callbacks(execute=False)
+
+    for g in games:
         winner = min((g.home.name, g.away.name), key=strength.__getitem__)
-        last = k == len(games) - 1
-
-        def killed(**_: Any) -> Any:
-            return django_capture_on_commit_callbacks(execute=False)
-
-        _play(g.match, winner, killed if last else django_capture_on_commit_callbacks)
+        _play(g.match, winner, killed if g == games[-1] else django_capture_on_commit_callbacks)
     assert not t.games.filter(phase=sc.PLAYOFF).exists()
     assert Outbox.objects.filter(topic=tournaments.ADVANCE_TOPIC, done_at=None).count() == 1
 

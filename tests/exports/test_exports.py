@@ -293,30 +293,21 @@ def test_runner_cycles_carry_the_captains_bonus_decisions(db) -> None:
     mod(match, game.Start(), 0.0)
     buzz(match, alice, q0, 4, 0.5)
     answer(match, alice, q0, "Moby-Dick", 0.8)
-    services.bonus_suggestion(
-        match_id=match.id,
-        player_id=ai.id,
-        bonus_id=b0,
-        part=0,
-        guess="bonusanswer0",
-        confidence=0.7,
-        now=T0 + 1,
-    )
+
+    def suggest(part: int, guess: str, confidence: float, at: float) -> None:
+        services.bonus_suggestion(
+            match_id=match.id, player_id=ai.id, bonus_id=b0, part=part, guess=guess,
+            confidence=confidence, now=T0 + at,
+        )  # fmt: skip
+
+    suggest(0, "bonusanswer0", 0.7, 1.0)
     services.decide_bonus(
         match_id=match.id, bonus_id=b0, part=0, decision="consult", player_id=alice.id, now=T0 + 1.1
     )
     services.decide_bonus(
         match_id=match.id, bonus_id=b0, part=1, decision="abstain", player_id=None, now=T0 + 1.2
     )
-    services.bonus_suggestion(
-        match_id=match.id,
-        player_id=ai.id,
-        bonus_id=b0,
-        part=2,
-        guess="not it",
-        confidence=0.2,
-        now=T0 + 1.25,
-    )
+    suggest(2, "not it", 0.2, 1.25)
     bonus(match, alice, b0, 2, "bonusanswer2", 1.3)
     [cycle] = [
         json.loads(line) for line in exports.render(Match.objects.get(pk=match.pk), "cycles").splitlines()
