@@ -99,7 +99,8 @@ def child_env(**overrides: str) -> dict[str, str]:
 
 def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list[str]:
     """uvicorn serving config.asgi (HTTP + websockets, compression off, frames capped at the
-    protocol's limit) on ``host:port``. Its Sans-I/O websockets implementation: a connection
+    protocol's limit) on ``host:port``, new connections admitted a few at a time while the event
+    loop keeps time (``config.admission``). Its Sans-I/O websockets implementation: a connection
     costs 139 objects tracked by the cyclic collector against 204 in the legacy one, and full
     collections, which stall every socket of the process, scan each of them. ``workers > 1``:
     uvicorn's own multi-process mode — the workers share the one listening socket and uvicorn's
@@ -107,7 +108,8 @@ def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list
     cmd = [
         sys.executable, "-m", "uvicorn", "config.asgi:application",
         "--host", host, "--port", str(port),
-        "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+        "--http", "config.admission:PacedHttpToolsProtocol",
+        "--ws", "config.admission:PacedWebSocketsSansIOProtocol", "--ws-per-message-deflate", "false",
         "--ws-max-size", str(MAX_FRAME_BYTES),
         "--lifespan", "off", "--log-level", "warning",
     ]  # fmt: skip
