@@ -26,8 +26,8 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 # Connections between their turn and their first answer. With 100 matches playing and 1,000
-# clients connecting (tools.bench_live (a)), words' p99 lateness was 26-56 ms with 1, 59-137 ms
-# with 4 (the burst connected in 22-24 s against 9-19 s).
+# clients connecting (tools.bench_live --matches 100), words' p99 lateness was 26-56 ms with 1,
+# 59-137 ms with 4 (the burst connected in 22-24 s against 9-19 s).
 MAX_IN_FLIGHT = 1
 IN_FLIGHT_MAX_S = 1.0  # a connection slower to answer (a long export) stops counting then
 LAG_BUDGET_S = 0.005  # a turn later than this: the loop is behind, nothing is admitted

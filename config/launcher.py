@@ -99,7 +99,7 @@ def child_env(**overrides: str) -> dict[str, str]:
 
 def server_command(port: int, host: str = "127.0.0.1", workers: int = 1) -> list[str]:
     """uvicorn serving config.asgi (HTTP + websockets, compression off, frames capped at the
-    protocol's limit) on ``host:port``, new connections admitted a few at a time while the event
+    protocol's limit) on ``host:port``, new connections admitted one at a time while the event
     loop keeps time (``config.admission``). Its Sans-I/O websockets implementation: a connection
     costs 139 objects tracked by the cyclic collector against 204 in the legacy one, and full
     collections, which stall every socket of the process, scan each of them. ``workers > 1``:
