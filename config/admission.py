@@ -136,9 +136,13 @@ class PacedWebSocketsSansIOProtocol(WebSocketsSansIOProtocol):
     """uvicorn's sans-I/O websockets protocol, telling admission when the connection has
     answered (its first frame after the handshake, or a refusal) or closed."""
 
+    answered = False
+
     async def send(self, message: Any) -> None:
         await super().send(message)
-        if message["type"] in ("websocket.send", "websocket.close"):
+        # Once per connection: every later frame (each word of the match) skips this.
+        if not self.answered and message["type"] in ("websocket.send", "websocket.close"):
+            self.answered = True
             admission(self.loop).settled(self.transport)
 
     def connection_lost(self, exc: Exception | None) -> None:

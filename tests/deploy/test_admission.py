@@ -84,6 +84,14 @@ async def get(port: int, path: str = "/") -> str:
     return response.split(b"\r\n\r\n", 1)[1].decode()
 
 
+async def hold_every_slot(app: CountingApp, port: int) -> list[asyncio.Task[str]]:
+    """``MAX_IN_FLIGHT`` requests for ``/slow``, returned once the app handles them all."""
+    slow = [asyncio.create_task(get(port, "/slow")) for _ in range(admission.MAX_IN_FLIGHT)]
+    while app.active < admission.MAX_IN_FLIGHT:
+        await asyncio.sleep(0.01)
+    return slow
+
+
 async def test_a_burst_of_requests_is_answered_in_full_a_few_at_a_time():
     app = CountingApp()
     async with serving(app) as port:
@@ -114,10 +122,8 @@ async def test_slow_requests_stop_holding_the_door_after_the_in_flight_limit(mon
     monkeypatch.setattr(admission, "IN_FLIGHT_MAX_S", 0.3)
     app = CountingApp()
     async with serving(app) as port:
-        slow = [asyncio.create_task(get(port, "/slow")) for _ in range(admission.MAX_IN_FLIGHT)]
-        while app.active < admission.MAX_IN_FLIGHT:
-            await asyncio.sleep(0.01)
-        # Sent whole while the slow ones hold every slot: held unread, then parsed at its turn.
+        slow = await hold_every_slot(app, port)
+        # Sent whole while the slow ones hold every slot: held, then parsed at its turn.
         assert await asyncio.wait_for(get(port, "/after"), timeout=5) == "ok /after"
         assert not any(task.done() for task in slow)
         app.release.set()
@@ -128,9 +134,7 @@ async def test_a_connection_closed_while_waiting_is_skipped_and_never_reaches_th
     monkeypatch.setattr(admission, "IN_FLIGHT_MAX_S", 60.0)
     app = CountingApp()
     async with serving(app) as port:
-        slow = [asyncio.create_task(get(port, "/slow")) for _ in range(admission.MAX_IN_FLIGHT)]
-        while app.active < admission.MAX_IN_FLIGHT:
-            await asyncio.sleep(0.01)
+        slow = await hold_every_slot(app, port)
         _, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"GET /gone HTTP/1.1\r\nHost: test\r\n\r\n")
         await writer.drain()
