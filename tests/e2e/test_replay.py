@@ -4,7 +4,13 @@ and the recorded system buzzes exactly where its log says.
 
 Tolerance (documented in the assertions): a replayed buzz that took effect is at the recorded
 token index, except when a human buzz on that tossup came at or before that token (the human
-won the race there, so the bot buzzed on a later word, as the recorded system would have)."""
+won the race there, so the bot buzzed on a later word, as the recorded system would have), or
+one token later when a stall longer than one word (67 ms at 900 wpm; CI's 2-core machine logs
+full collections of 180 ms) hit the bot or the server: the bot client guesses on the newest
+prefix it holds (``tossup_bot.client``), and the server places a buzz no earlier than the last
+token due before it arrived (``competition.game.tossup.decide_token_index``). The race event in
+the failure message shows which. An off-by-one in the replay would move every buzz, so at least
+one must be exact."""
 
 from __future__ import annotations
 
@@ -56,7 +62,7 @@ def test_replayed_exhibition_system_buzzes_where_recorded(shared_data, redis_url
 
     bot_buzzes = [b for b in buzzes if b["team"] == bot]
     assert bot_buzzes, "the replayed system never buzzed"
-    exact = 0
+    exact = late = 0
     for b in bot_buzzes:
         position = recorded[b["external_id"]].token_index
         human_first = any(
@@ -64,10 +70,13 @@ def test_replayed_exhibition_system_buzzes_where_recorded(shared_data, redis_url
         )
         if human_first:
             assert b["token_index"] >= position
-        else:
-            assert b["token_index"] == position, (b, position)
+        elif b["token_index"] == position:
             exact += 1
-    assert exact >= 1
+        else:
+            races = [r for r in report["races"] if r["question_id"] == b["question_id"]]
+            assert b["token_index"] == position + 1, (b, position, races)
+            late += 1
+    assert exact >= 1, (exact, late)
     # Wherever no human buzzed at or before the recorded word, the replayed system buzzed.
     assert len(report["tossups"]) == 8
     bot_questions = {b["external_id"] for b in bot_buzzes}
