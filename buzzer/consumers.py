@@ -164,6 +164,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
                     await presence.leave(self.presence_match, self.player.id, self.connection, time.time())
             except Exception:  # presence is advisory: the seat shows as connected until its entry goes stale
                 log.warning("match %s: could not record seat %s leaving", self.match_id, self.player.id)
+        # A cancelled task keeps its CancelledError, whose traceback holds the task's frame and
+        # so this consumer: dropping the tasks lets the connection be freed when it closes
+        # instead of waiting, with all it holds, for a full collection.
+        self._heartbeat = self._presence = None
         await self._leave_room()
 
     async def _mark_present(self, player_id: int) -> None:

@@ -127,6 +127,13 @@ class PacedHttpToolsProtocol(HttpToolsProtocol):
         admission(self.loop).settled(self.transport)
         super().on_response_complete()
 
+    def handle_websocket_upgrade(self) -> None:
+        super().handle_websocket_upgrade()
+        # The parser holds this protocol's callbacks: a cycle, which uvicorn breaks on
+        # connection_lost, but an upgraded connection is never lost here. A connection that
+        # waited for admission is old enough to be freed only by a full collection otherwise.
+        self.parser = None  # type: ignore[assignment]
+
     def connection_lost(self, exc: Exception | None) -> None:
         admission(self.loop).settled(self.transport)
         super().connection_lost(exc)
@@ -140,6 +147,10 @@ class PacedWebSocketsSansIOProtocol(WebSocketsSansIOProtocol):
 
     async def send(self, message: Any) -> None:
         await super().send(message)
+        if message["type"] == "websocket.accept" and self.handshake_complete:
+            # Nothing reads the handshake's request and response again, and a connection
+            # lives for a whole match: every full collection would walk their headers.
+            self.request = self.response = None  # type: ignore[assignment]
         # Once per connection: every later frame (each word of the match) skips this.
         if not self.answered and message["type"] in ("websocket.send", "websocket.close"):
             self.answered = True

@@ -4,6 +4,7 @@ channel layer, the reading driver and the database (transactional)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 from typing import Any
 
@@ -429,3 +430,28 @@ async def test_an_unexpected_fault_is_answered_internal_and_the_connection_lives
     await comm.send_to(text_data=json.dumps({"type": "ping", "client_time": 2.5}))
     assert (await until(comm, lambda f: f["type"] == "pong"))[0]["client_time"] == 2.5
     await comm.disconnect()
+
+
+async def test_a_closed_connection_is_freed_without_waiting_for_the_collector():
+    """A seat's connection leaves no reference cycle behind: with the cyclic collector off,
+    its consumer is gone once it has disconnected (a cycle would keep it, and all it holds,
+    until a full collection walked every open connection)."""
+    from buzzer.consumers import MatchConsumer
+
+    def consumers() -> int:
+        return sum(isinstance(o, MatchConsumer) for o in gc.get_objects())
+
+    match = await new_match()
+    alice = await seat(match, "alice")
+    gc.collect()
+    gc.disable()
+    try:
+        comm = await connect(match, "play", alice.token)
+        assert (await recv(comm))["type"] == "snapshot"
+        assert consumers() == 1
+        await comm.disconnect()
+        del comm
+        await asyncio.sleep(0.1)  # the cancelled heartbeat task finishes
+        assert consumers() == 0
+    finally:
+        gc.enable()
