@@ -78,10 +78,20 @@ class MatchConsumer(AsyncWebsocketConsumer):
 
     # Seat frames (buzz, answer, bonus_answer) per seat across all its sockets in this process.
     seat_limiter = protocol.SeatLimiter()
-    # No channel-layer channel per connection: events arrive through the process's Room (one
-    # subscription per match). An alias that is not configured makes Channels skip it, so a
-    # connection made while Redis is down reaches connect() and gets ``unavailable``, not a 500.
-    channel_layer_alias = "none: events come through the Room"
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Channels' loop without a channel layer: events arrive through the process's Room
+        (one subscription per match), so a connection has no channel of its own, and one made
+        while Redis is down reaches connect() and gets ``unavailable``, not a 500. Each client
+        message is awaited and dispatched in turn, as Channels does, but not through a task
+        and an ``asyncio.wait`` of its own (about ten objects more per open connection for
+        every full collection to walk, and a task per message)."""
+        self.scope = scope
+        self.channel_layer = None
+        self.base_send = send
+        with contextlib.suppress(StopConsumer):
+            while True:
+                await self.dispatch(await receive())
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its ``aclose_old_connections()`` before every message: a

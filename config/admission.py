@@ -148,8 +148,11 @@ class PacedWebSocketsSansIOProtocol(WebSocketsSansIOProtocol):
     async def send(self, message: Any) -> None:
         await super().send(message)
         if message["type"] == "websocket.accept" and self.handshake_complete:
-            # Nothing reads the handshake's request and response again, and a connection
-            # lives for a whole match: every full collection would walk their headers.
+            # Nothing reads the handshake's request and response again (uvicorn copied the
+            # request's headers into the scope), and a connection lives for a whole match:
+            # every full collection would walk their headers. websockets' parser keeps the
+            # request as a local of its generator, so its headers are emptied in place.
+            self.request.headers.clear()
             self.request = self.response = None  # type: ignore[assignment]
         # Once per connection: every later frame (each word of the match) skips this.
         if not self.answered and message["type"] in ("websocket.send", "websocket.close"):

@@ -455,3 +455,22 @@ async def test_a_closed_connection_is_freed_without_waiting_for_the_collector():
         assert consumers() == 0
     finally:
         gc.enable()
+
+
+async def test_an_open_connection_keeps_no_task_waiting_for_its_next_message():
+    """What an open connection keeps, every full collection walks: its messages are awaited
+    in the task that runs it, not in a task of their own (Channels' loop keeps one per
+    connection, here a task on the communicator's input queue)."""
+
+    def receiving() -> int:
+        return sum(task.get_coro().__qualname__ == "Queue.get" for task in asyncio.all_tasks())
+
+    match = await new_match()
+    first = await connect(match, "watch")
+    await recv(first)
+    before = receiving()
+    second = await connect(match, "watch")
+    await recv(second)
+    assert receiving() == before
+    await first.disconnect()
+    await second.disconnect()

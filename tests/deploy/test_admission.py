@@ -15,6 +15,7 @@ import pytest
 import uvicorn
 import websockets
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from websockets.datastructures import Headers
 
 from config import admission
 from config.launcher import free_port
@@ -188,7 +189,7 @@ def alive(cls: type) -> list:
 async def test_an_upgraded_connection_keeps_no_handshake_and_leaves_no_cycle():
     """What an open websocket keeps, every full collection walks; what a closed one leaves in
     a cycle waits for one. With the collector off: the accepted connection no longer holds
-    the handshake's response, and once closed neither its HTTP protocol nor its websocket
+    the handshake's headers, and once closed neither its HTTP protocol nor its websocket
     protocol is left."""
     app = CountingApp()
     async with serving(app) as port:
@@ -199,6 +200,9 @@ async def test_an_upgraded_connection_keeps_no_handshake_and_leaves_no_cycle():
                 assert await ws.recv() == "hello"
                 [protocol] = alive(admission.PacedWebSocketsSansIOProtocol)
                 assert protocol.response is None
+                # Nor the request's: the only headers left are this client's own.
+                ours = {id(ws.request.headers), id(ws.response.headers)}
+                assert [h for h in alive(Headers) if h and id(h) not in ours] == []
                 del protocol
             await asyncio.sleep(0.1)  # the server sees the close
             assert alive(admission.PacedHttpToolsProtocol) == []
