@@ -451,7 +451,10 @@ async def test_a_closed_connection_is_freed_without_waiting_for_the_collector():
         assert consumers() == 1
         await comm.disconnect()
         del comm
-        await asyncio.sleep(0.1)  # the cancelled heartbeat task finishes
+        for _ in range(50):  # the cancelled heartbeat task finishes
+            if consumers() == 0:
+                break
+            await asyncio.sleep(0.1)
         assert consumers() == 0
     finally:
         gc.enable()
