@@ -147,6 +147,9 @@ class PacedWebSocketsSansIOProtocol(WebSocketsSansIOProtocol):
 
     async def send(self, message: Any) -> None:
         await super().send(message)
+        # Once per connection: every later frame (each word of the match) skips this.
+        if self.answered:
+            return
         if message["type"] == "websocket.accept" and self.handshake_complete:
             # Nothing reads the handshake's request and response again (uvicorn copied the
             # request's headers into the scope), and a connection lives for a whole match:
@@ -154,8 +157,7 @@ class PacedWebSocketsSansIOProtocol(WebSocketsSansIOProtocol):
             # request as a local of its generator, so its headers are emptied in place.
             self.request.headers.clear()
             self.request = self.response = None  # type: ignore[assignment]
-        # Once per connection: every later frame (each word of the match) skips this.
-        if not self.answered and message["type"] in ("websocket.send", "websocket.close"):
+        elif message["type"] in ("websocket.send", "websocket.close"):
             self.answered = True
             admission(self.loop).settled(self.transport)
 
