@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +163,20 @@ async def collect_words(ws: Any, interval: float, until: float, out: list[float]
                     out.append(now - due)
 
 
+@contextlib.contextmanager
+def clients_heap_frozen() -> Iterator[None]:
+    """Everything this process holds (Django, the clients) out of its cyclic collector's reach
+    while clients read: its full collections stall every client at once, and the stall was
+    counted as the server's lateness. At 2,000 clients: raw p99 131–377 ms with them, 83–123 ms
+    without; with 100 watchers in (a), 9 full collections of 27–82 ms in 80 s of reading."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 async def close_all(sockets: list[Any]) -> None:
     await asyncio.gather(*(ws.close() for ws in sockets), return_exceptions=True)
 
@@ -175,43 +190,44 @@ async def lateness(
     interval = 1.0 / rate
     matches = await sync_to_async(make_matches)(n, rate * 60)
     watchers = await open_many([server.url(code) for _, code in matches])
-    await sync_to_async(start_matches)([m for m, _ in matches])
-    half = seconds / 2
-    # The words of the first second after the starts are reported apart: every driver's first
-    # tick goes the locked way (the starts were written by this process, not the server), and
-    # the N starts came within about a second, not spread as moderators' clicks are.
-    start: list[float] = []
-    t0 = time.time()
-    await asyncio.gather(*(collect_words(ws, interval, t0 + START_S, start, True) for ws in watchers))
-    t0 = time.time()
-    quiet: list[float] = []
-    await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
-    busy: list[float] = []
-    burst_s = float("nan")
+    with clients_heap_frozen():
+        await sync_to_async(start_matches)([m for m, _ in matches])
+        half = seconds / 2
+        # The words of the first second after the starts are reported apart: every driver's first
+        # tick goes the locked way (the starts were written by this process, not the server), and
+        # the N starts came within about a second, not spread as moderators' clicks are.
+        start: list[float] = []
+        t0 = time.time()
+        await asyncio.gather(*(collect_words(ws, interval, t0 + START_S, start, True) for ws in watchers))
+        t0 = time.time()
+        quiet: list[float] = []
+        await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
+        busy: list[float] = []
+        burst_s = float("nan")
 
-    async def connect_burst() -> None:
-        # From a process of their own, as from 1,000 tablets: creating 1,000 connections at
-        # once stalls the creating process's event loop for a third of a second, and the
-        # watchers' frames must not wait behind that.
-        nonlocal burst_s
-        codes = [code for _, code in matches]
-        urls = [server.url(codes[k % len(codes)]) for k in range(burst)]
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tools.bench_live", "--burst-clients",
-            cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        )  # fmt: skip
-        out, _ = await proc.communicate(json.dumps(urls).encode())
-        if proc.returncode:  # its traceback is on stderr, above
-            raise RuntimeError(f"the connecting clients' process failed (exit {proc.returncode})")
-        result = json.loads(out)
-        burst_s = result["seconds"]
-        if result["failed"]:
-            print(f"    {result['failed']} of the {burst} connecting clients failed")
+        async def connect_burst() -> None:
+            # From a process of their own, as from 1,000 tablets: creating 1,000 connections at
+            # once stalls the creating process's event loop for a third of a second, and the
+            # watchers' frames must not wait behind that.
+            nonlocal burst_s
+            codes = [code for _, code in matches]
+            urls = [server.url(codes[k % len(codes)]) for k in range(burst)]
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tools.bench_live", "--burst-clients",
+                cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            )  # fmt: skip
+            out, _ = await proc.communicate(json.dumps(urls).encode())
+            if proc.returncode:  # its traceback is on stderr, above
+                raise RuntimeError(f"the connecting clients' process failed (exit {proc.returncode})")
+            result = json.loads(out)
+            burst_s = result["seconds"]
+            if result["failed"]:
+                print(f"    {result['failed']} of the {burst} connecting clients failed")
 
-    t1 = time.time()
-    tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
-    await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
-    await close_all(watchers)
+        t1 = time.time()
+        tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
+        await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
+        await close_all(watchers)
     from competition import game, services
 
     def end_all() -> None:
@@ -236,15 +252,8 @@ async def burst_clients() -> None:
 
 # --- (b, c) one room against a raw broadcast server -------------------------------------------
 async def read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[list[float], list[float]]:
-    """Latencies of the first START_S seconds of reading, and of the rest of ``seconds``.
-
-    The clients' own objects are frozen out of this process's cyclic collector meanwhile: its
-    full collections over 2,000 clients stalled every client at once, and the stall was counted
-    as the server's lateness, Tossup's and raw's alike (raw p99 131–377 ms with them, 83–123 ms
-    without)."""
-    gc.collect()
-    gc.freeze()
-    try:
+    """Latencies of the first START_S seconds of reading, and of the rest of ``seconds``."""
+    with clients_heap_frozen():
         start: list[float] = []
         t0 = time.time()
         await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + START_S, start, False) for ws in sockets))
@@ -252,8 +261,6 @@ async def read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[li
         await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False) for ws in sockets))
         await close_all(sockets)
         return start, out
-    finally:
-        gc.unfreeze()
 
 
 async def room_latency(server: Server, clients: int, seconds: float, rate: float) -> tuple[list, list]:
