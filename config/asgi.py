@@ -86,10 +86,11 @@ def _tune_gc() -> None:
 
     A full collection walks every open connection and stalls every socket of the process: with
     100 matches reading and 1,000 clients connecting (``tools.bench_live`` (a)) one or two of
-    75–87 ms came in each run, and words' p99 lateness was 46–59 ms over three runs against
-    26–48 ms with none, run side by side. Connections leave no reference cycles, so the rarer
-    collections pile up no garbage: 6,500 connections churning for 30 s
-    (tests/faults/test_room_faults.py) grew the server by 10 MB, as with CPython's thresholds.
+    75–144 ms came in each run with CPython's thresholds, none with these, and words' p99
+    lateness was 46–65 ms over 5 runs against 26–63 ms over 11 (8 of them under 50 ms), run
+    side by side. Connections leave no reference cycles, so the rarer collections pile up no
+    garbage: 6,500 connections churning for 30 s (tests/faults/test_room_faults.py) grew the
+    server by 10 MB, against 9 MB with CPython's thresholds.
     ``TOSSUP_GC_THRESHOLDS`` ("gen0,gen1,gen2") overrides them. Full collections over
     :data:`GC_PAUSE_LOGGED` are logged."""
     thresholds = os.environ.get("TOSSUP_GC_THRESHOLDS")
