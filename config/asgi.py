@@ -86,12 +86,13 @@ def _tune_gc() -> None:
 
     A full collection walks every open connection and stalls every socket of the process: with
     100 matches reading and 1,000 clients connecting (``tools.bench_live`` (a)) one or two of
-    75–144 ms came in each run with CPython's thresholds, none with these. Words' p99 lateness,
-    run side by side on a 2-core VM whose speed varied: 46–65 ms over 6 runs (one under 50 ms)
-    against 26–101 ms over 12 (eight under 50; the four over it while the VM ran slow, when
-    even the matches alone read 17–51 ms). Connections leave no reference cycles, so the rarer collections pile up no
-    garbage: 6,500 connections churning for 30 s (tests/faults/test_room_faults.py) grew the
-    server by 10 MB, against 9 MB with CPython's thresholds.
+    75–144 ms came in each run with CPython's thresholds, none with these. Words' p99 lateness
+    over the same hours, on a 2-core VM whose speed varied: 46–65 ms over 6 runs (one under
+    50 ms) against 26–203 ms over 15 (eight under 50; the others while the VM ran slow, when
+    the matches alone read 17–72 ms). Connections leave no reference cycles, so the rarer
+    collections pile up no garbage: 6,500 connections churning for 30 s
+    (tests/faults/test_room_faults.py) grew the server by 10 MB, against 9 MB with CPython's
+    thresholds.
     ``TOSSUP_GC_THRESHOLDS`` ("gen0,gen1,gen2") overrides them. Full collections over
     :data:`GC_PAUSE_LOGGED` are logged."""
     thresholds = os.environ.get("TOSSUP_GC_THRESHOLDS")
