@@ -21,7 +21,8 @@ on :func:`live_db`'s thread pool, and those of connecting clients (authenticatio
 on :func:`connect_db`'s — never on asgiref's one thread-sensitive thread, where every call of
 the process queued behind every other and a burst of connecting clients delayed every match's
 words (``python -m tools.bench_live``). Each call is still one function, so one transaction,
-on one thread; two calls for the same match serialise on the service's row lock.
+on one thread; two calls for the same match serialise on the service's row lock. A Tick that
+only reveals words is stored from the event loop itself when it can (:class:`TickConnections`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import psycopg
 from asgiref.sync import SyncToAsync
 from django.conf import settings
 from django.db import close_old_connections, connections
@@ -66,10 +68,11 @@ _CONNECT_POOL = ThreadPoolExecutor(max_workers=settings.CONNECT_DB_THREADS, thre
 
 
 def close_pool_connections(timeout: float = 10.0) -> None:
-    """Close the database connections the pools' threads keep open (``CONN_MAX_AGE``), e.g.
-    before a test database is dropped. Each thread runs one closing task: a barrier holds
-    the tasks until all of a pool's threads have one. Raises threading.BrokenBarrierError
-    when a thread stays busy longer than ``timeout`` seconds."""
+    """Close the database connections the pools' threads keep open (``CONN_MAX_AGE``) and the
+    idle :data:`TICK_CONNECTIONS`, e.g. before a test database is dropped. Each thread runs
+    one closing task: a barrier holds the tasks until all of a pool's threads have one. Raises
+    threading.BrokenBarrierError when a thread stays busy longer than ``timeout`` seconds."""
+    TICK_CONNECTIONS.close()
     for pool, size in ((_LIVE_POOL, settings.LIVE_DB_THREADS), (_CONNECT_POOL, settings.CONNECT_DB_THREADS)):
         barrier = threading.Barrier(size)
 
@@ -114,6 +117,70 @@ def connect_db(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` as a coroutine function run on the pool of connecting clients (authentication,
     snapshots), so a burst of them never delays a word or a buzz."""
     return _PoolCall(fn, thread_sensitive=False, executor=_CONNECT_POOL)
+
+
+class TickConnections:
+    """Autocommit connections to PostgreSQL on which drivers store their words from the event
+    loop itself (:func:`services.tick_on_loop`, the one statement of ``competition.ticks``).
+    A word then reaches the room without going to a database thread and back, and never waits
+    for a live thread behind buzzes, commands or connecting clients' work (``tools.bench_live``:
+    words' p99 lateness with 100 matches while 1,000 clients connect, and the word-latency
+    floor, fell with it). At most ``size`` are open; when all are busy, :meth:`execute` runs
+    nothing and the tick takes the thread way.
+
+    Not psycopg_pool: its pool belongs to the event loop that opened it and must be closed on
+    that loop, while a psycopg connection used by one caller at a time serves any loop (a test
+    session runs many)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._idle: list[psycopg.AsyncConnection] = []
+        self._open = 0
+        self._lock = threading.Lock()  # the loops of several threads may share the connections
+
+    async def execute(self, sql: str, params: list[Any]) -> list[Any] | None:
+        """Run ``sql`` (one statement, committed on return) and fetch its rows; None when every
+        connection is busy (nothing run). Raises psycopg's errors (the connection is closed)."""
+        with self._lock:
+            conn = self._idle.pop() if self._idle else None
+            if conn is None:
+                if self._open >= self.size:
+                    return None
+                self._open += 1
+        try:
+            if conn is None:
+                conn = await psycopg.AsyncConnection.connect(**_connection_params(), autocommit=True)
+            rows = await (await conn.execute(sql, params)).fetchall()
+        except BaseException:  # broken, or cancelled mid-statement: never reused
+            if conn is not None:
+                conn.pgconn.finish()
+            with self._lock:
+                self._open -= 1
+            raise
+        with self._lock:
+            self._idle.append(conn)
+        return rows
+
+    def close(self) -> None:
+        """Close the idle connections (one in use is closed when its statement returns)."""
+        with self._lock:
+            idle, self._idle = self._idle, []
+            self._open -= len(idle)
+        for conn in idle:
+            conn.pgconn.finish()
+
+
+def _connection_params() -> dict[str, Any]:
+    """Django's parameters for the default database (the test database under tests), less the
+    two that only its own synchronous connections take."""
+    params = connections["default"].get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    params.setdefault("connect_timeout", 3)  # seconds: a database away fails the tick, which retries
+    return params
+
+
+TICK_CONNECTIONS = TickConnections(settings.LIVE_DB_THREADS)
 
 
 class Driver:
@@ -219,9 +286,11 @@ class Driver:
                 continue
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
-                    applied = await live_db(services.apply_command)(
-                        match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER
-                    )
+                    applied = await services.tick_on_loop(self.match_id, TICK_CONNECTIONS.execute)
+                    if applied is None:
+                        applied = await live_db(services.apply_command)(
+                            match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER
+                        )
                     self.deadline = applied.next_deadline
                     if applied.events:  # storing them moved Match.driven_at: no heartbeat due yet
                         beat_at = time.time() + HEARTBEAT_S

@@ -101,7 +101,22 @@ def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | 
             return
         except RuntimeError:  # the room's loop has closed
             pass
-    async_to_sync(get_channel_layer().group_send)(group_name(match_id), message)
+    layer, group = get_channel_layer(), group_name(match_id)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # a database thread: it may wait for Redis
+        async_to_sync(layer.group_send)(group, message)
+        return
+    # Stored from an event loop (the driver's tick, its room closed meanwhile): never block it.
+    task = loop.create_task(layer.group_send(group, message))
+    _senders.add(task)
+    task.add_done_callback(_sent)
+
+
+def _sent(task: asyncio.Task) -> None:
+    _senders.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("publishing events from the event loop failed: %r", task.exception())
 
 
 class Member(Protocol):

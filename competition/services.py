@@ -13,7 +13,7 @@ import json
 import logging
 import secrets
 import time
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -444,9 +444,9 @@ def apply_command(
         return _store(match, state, new_state, all_events, command, actor, now, command_id)
 
 
-def _tick_unlocked(match_id: int, now: float) -> Applied | None:
-    """A ``Tick`` that only reveals words, stored in one statement without the row lock
-    (``competition.ticks``); None when it must take the locked path (nothing stored)."""
+def _plan_tick(match_id: int, now: float) -> tuple[ticks.Known, game.MatchState, list[game.Event]] | None:
+    """A ``Tick`` applied to the row this process remembers, if it only reveals words (no
+    media, no change of status, spec or records): ``(known, new state, events)``; else None."""
     known = ticks.recall(match_id) if ticks.usable() else None
     if known is None:
         return None
@@ -464,12 +464,53 @@ def _tick_unlocked(match_id: int, now: float) -> Applied | None:
     )
     if not events or not only_words or not unchanged:
         return None
+    return known, new, events
+
+
+def _tick_unlocked(match_id: int, now: float) -> Applied | None:
+    """A ``Tick`` that only reveals words, stored in one statement without the row lock
+    (``competition.ticks``); None when it must take the locked path (nothing stored)."""
+    plan = _plan_tick(match_id, now)
+    if plan is None:
+        return None
+    known, new, events = plan
     out = ticks.store(match_id, known, new, events, Role.DRIVER, now)
     if out is None:
         return None
     deadline = new.next_deadline
     transaction.on_commit(lambda: _publish(match_id, out, deadline))
     return Applied(out, out[-1]["seq"], deadline)
+
+
+async def tick_on_loop(
+    match_id: int, execute: Callable[[str, list[Any]], Awaitable[list[Any] | None]], now: float | None = None
+) -> Applied | None:
+    """The driver's ``Tick`` on the fast path of :func:`apply_command` without a database
+    thread: the one statement is run by ``execute(sql, params)`` on the caller's event loop (an
+    autocommit connection, so stored once it returns; ``execute`` returns the rows, or None
+    when it has no connection free and ran nothing). The events are published as soon as they
+    are stored. None when nothing was stored: the caller applies the ``Tick`` through
+    :func:`apply_command`. Raises what ``execute`` raises (a database outage): whether the
+    statement was stored is then unknown, so this process's memory of the row is dropped and
+    the next ``Tick`` reads the row under its lock."""
+    now = time.time() if now is None else now
+    plan = _plan_tick(match_id, now)
+    if plan is None:
+        return None
+    known, new, events = plan
+    write = ticks.prepare(match_id, known, new, events, Role.DRIVER, now)
+    try:
+        rows = await execute(write.sql, write.params)
+    except BaseException:
+        ticks.forget(match_id, known)
+        raise
+    if rows is None:
+        return None
+    out = ticks.finish(match_id, known, write, rows)
+    if out is None:
+        return None
+    _publish(match_id, out, new.next_deadline)
+    return Applied(out, out[-1]["seq"], new.next_deadline)
 
 
 def _remember(match: Match, state: game.MatchState) -> None:

@@ -12,6 +12,10 @@ command, a state-only write), the update matches no row, nothing is stored, and 
 falls back to the locked path. So the fast path can only ever store what the locked path would
 have stored.
 
+The statement needs no Django connection (:func:`prepare`, :func:`finish`): the reading driver
+runs it from its event loop on an autocommit connection of its own (``services.tick_on_loop``),
+and a database thread through :func:`store` when none is free.
+
 PostgreSQL only (the SQLite demo has one writer and gains little); events with media tokens
 (whose files become public), a change of status, spec or ruling record go the locked path.
 """
@@ -88,12 +92,22 @@ RETURNING seq
 """
 
 
-def store(
+@dataclass(frozen=True)
+class Write:
+    """One fast-path write: the statement and its parameters, the events' broadcast form (as
+    ``services.Applied.events``) and what the row holds once it is stored."""
+
+    sql: str
+    params: list[Any]
+    events: list[dict[str, Any]]
+    known: Known
+
+
+def prepare(
     match_id: int, known: Known, new: game.MatchState, events: list[game.Event], actor: str, now: float
-) -> list[dict[str, Any]] | None:
-    """Store ``events`` (seqs after ``known.seq``) and ``new``'s live state if the row still
-    holds ``known``; their broadcast form (as ``services.Applied.events``), or None when the
-    row had moved on (nothing stored; ``known`` is forgotten)."""
+) -> Write:
+    """The write of ``events`` (seqs after ``known.seq``) and ``new``'s live state, to be
+    executed on PostgreSQL by any connection in autocommit; see :func:`finish`."""
     live = json.dumps(new.live_dict())
     out = [
         {
@@ -115,11 +129,25 @@ def store(
         actor, *values,
     ]  # fmt: skip
     sql = _SQL.format(values=", ".join(["(%s::bigint, %s, %s, %s)"] * len(out)))
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        stored = cursor.fetchall()
-    if not stored:  # the row had moved on (the statement stores all or nothing)
+    return Write(sql, params, out, Known(seq, live, new, known.spec_key, known.records_key))
+
+
+def finish(match_id: int, known: Known, write: Write, rows: list[Any]) -> list[dict[str, Any]] | None:
+    """After ``write`` was executed and returned ``rows``: its events, or None when the row
+    had moved on (the statement stores all or nothing; ``known`` is forgotten)."""
+    if not rows:
         forget(match_id, known)
         return None
-    remember(match_id, Known(seq, live, new, known.spec_key, known.records_key))
-    return out
+    remember(match_id, write.known)
+    return write.events
+
+
+def store(
+    match_id: int, known: Known, new: game.MatchState, events: list[game.Event], actor: str, now: float
+) -> list[dict[str, Any]] | None:
+    """:func:`prepare`, execute on this thread's Django connection and :func:`finish`."""
+    write = prepare(match_id, known, new, events, actor, now)
+    with connection.cursor() as cursor:
+        cursor.execute(write.sql, write.params)
+        rows = cursor.fetchall()
+    return finish(match_id, known, write, rows)

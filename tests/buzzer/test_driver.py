@@ -8,12 +8,14 @@ import asyncio
 import time
 from typing import Any
 
+import psycopg
 import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError
+from django.db import connection as django_connection
 
 from buzzer import driver as driving
-from competition import game, selectors, services
+from competition import game, selectors, services, signals, ticks
 from competition.models import Match, MatchEvent, Player
 from config import launcher
 from tests.support.factories import make_match
@@ -154,8 +156,8 @@ async def test_the_driver_stops_the_clock_during_a_redis_outage_and_resumes_afte
 async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
     await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
-    real = services.apply_command
-    failures = {"left": 3}
+    real, real_execute = services.apply_command, driving.TICK_CONNECTIONS.execute
+    failures = {"left": 3}  # a tick's first three writes fail, on the event loop's way or a thread's
 
     def flaky(**kw: Any) -> services.Applied:
         if isinstance(kw.get("command"), game.Tick) and failures["left"]:
@@ -163,7 +165,14 @@ async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch
             raise OperationalError("database is locked")
         return real(**kw)
 
+    async def flaky_execute(sql: str, params: list[Any]) -> list[Any] | None:
+        if failures["left"]:
+            failures["left"] -= 1
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return await real_execute(sql, params)
+
     monkeypatch.setattr(services, "apply_command", flaky)
+    monkeypatch.setattr(driving.TICK_CONNECTIONS, "execute", flaky_execute)
     driver = driving.Driver(match.id)
     driver.start()
     try:
@@ -197,15 +206,15 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
         return held
 
     excess: list[float] = []  # how long after both its deadline and the last renewal a Tick came
-    real_apply = services.apply_command
+    real_tick = services.tick_on_loop
 
-    def timed(**kw: Any) -> services.Applied:
-        if isinstance(kw.get("command"), game.Tick) and driver.deadline is not None:
+    async def timed(match_id: int, execute: Any) -> services.Applied | None:  # every Tick's first step
+        if driver.deadline is not None:
             excess.append(time.time() - max(driver.deadline, renewed[-1]))
-        return real_apply(**kw)
+        return await real_tick(match_id, execute)
 
     monkeypatch.setattr(driving.Driver, "_hold_lease", slow_hold)
-    monkeypatch.setattr(services, "apply_command", timed)
+    monkeypatch.setattr(services, "tick_on_loop", timed)
     driver.start()
     try:
         await until(lambda: _words_at_least(match, 16), timeout=15)
@@ -213,3 +222,107 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
         await driver.stop()
     assert len(renewed) >= 3  # renewals came while words were due
     assert max(excess) < 0.15, sorted(excess)[-5:]
+
+
+# --- words stored from the event loop (TICK_CONNECTIONS, services.tick_on_loop) ------------------
+
+
+@pytest.fixture
+def postgres() -> None:
+    if not ticks.usable():
+        pytest.skip("the fast path's one statement is PostgreSQL's (the suite's CI database)")
+
+
+@pytest.fixture
+def published() -> Any:
+    """Every (match_id, events) sent on commit, from any thread or loop."""
+    sent: list[tuple[int, list[dict[str, Any]]]] = []
+
+    def receive(sender: Any, match_id: int, events: list[dict[str, Any]], **_: Any) -> None:
+        sent.append((match_id, events))
+
+    signals.events_committed.connect(receive, dispatch_uid="test-driver-published")
+    yield sent
+    signals.events_committed.disconnect(dispatch_uid="test-driver-published")
+
+
+async def test_words_stored_from_the_event_loop_are_the_engines_and_published_once_stored(
+    postgres, published
+):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    started = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
+    )
+    expected_state = await state(match)
+    seq, now, expected = started.seq, started.next_deadline, []
+    for _ in range(8):
+        assert now is not None
+        expected_state, engine_events = game.apply(expected_state, game.Tick(), now)
+        expected += [(ev.event, dict(ev.data), "driver") for ev in engine_events]
+        applied = await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=now)
+        assert applied is not None  # stored on the loop, no thread
+        assert (
+            applied.seq == seq + len(engine_events) and applied.next_deadline == expected_state.next_deadline
+        )
+        assert published[-1] == (match.id, applied.events)  # sent as it returned
+        seq, now = applied.seq, applied.next_deadline
+    assert (await events(match))[-len(expected) :] == expected
+    row = await database_sync_to_async(Match.objects.get)(pk=match.pk)
+    assert row.seq == seq and row.state == expected_state.live_dict()
+    # The thread way goes on from the row the loop wrote.
+    after = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Tick(), actor="driver", now=now
+    )
+    assert after.seq == seq + 1 and contiguous(await events(match))
+
+
+async def test_a_row_moved_by_another_process_is_never_overwritten_from_the_event_loop(
+    postgres, published, monkeypatch
+):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    started = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
+    )
+    first = await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=started.next_deadline)
+    assert first is not None and first.next_deadline is not None
+    with monkeypatch.context() as other_process:  # this process's memory of the row is not told
+        other_process.setattr(ticks, "remember", lambda *args: None)
+        paused = await database_sync_to_async(services.apply_command)(
+            match_id=match.id, command=game.Pause(), actor="moderator", now=first.next_deadline - 0.01
+        )
+    sent = len(published)
+    assert (
+        await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=first.next_deadline)
+        is None
+    )
+    assert len(published) == sent  # nothing stored, nothing sent
+    assert [k for k, _, _ in await events(match)][-1] == "paused"
+    assert ticks.recall(match.id) is None  # the next Tick reads the row under its lock
+    locked = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Tick(), actor="driver", now=first.next_deadline
+    )
+    assert locked.seq == paused.seq and not locked.events  # paused: no word
+
+
+async def test_tick_connections_run_nothing_when_busy_and_replace_a_killed_one(postgres):
+    connections = driving.TickConnections(1)
+    try:
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.5), 1", []))
+        await asyncio.sleep(0.2)
+        assert await connections.execute("SELECT 2", []) is None  # the only one is busy: nothing run
+        assert (await slow)[0][1] == 1
+        [(pid,)] = await connections.execute("SELECT pg_backend_pid()", [])
+        assert await connections.execute("SELECT pg_backend_pid()", []) == [(pid,)]  # reused
+
+        @database_sync_to_async
+        def kill() -> None:
+            with django_connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+        await kill()
+        with pytest.raises(psycopg.OperationalError):
+            await connections.execute("SELECT 3", [])
+        [(new_pid,)] = await connections.execute("SELECT pg_backend_pid()", [])  # a new connection
+        assert new_pid != pid
+    finally:
+        connections.close()

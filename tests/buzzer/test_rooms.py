@@ -71,14 +71,13 @@ def assert_contiguous(words: list[dict[str, Any]]) -> None:
 def tick_log(monkeypatch) -> list[tuple[str, float]]:
     """Every Tick a driver applies, as (simulated process, wall time)."""
     log: list[tuple[str, float]] = []
-    real = services.apply_command
+    real = services.tick_on_loop
 
-    def spy(**kw: Any) -> services.Applied:
-        if isinstance(kw.get("command"), game.Tick):
-            log.append((DRIVER.get(), time.time()))
-        return real(**kw)
+    async def spy(match_id: int, execute: Any) -> services.Applied | None:  # every Tick's first step
+        log.append((DRIVER.get(), time.time()))
+        return await real(match_id, execute)
 
-    monkeypatch.setattr(services, "apply_command", spy)
+    monkeypatch.setattr(services, "tick_on_loop", spy)
     return log
 
 
