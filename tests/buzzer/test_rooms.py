@@ -511,6 +511,23 @@ async def test_this_processs_events_reach_its_members_before_redis_echoes_them_a
         await room.leave(member)
 
 
+async def test_events_stored_from_an_event_loop_with_no_room_here_reach_the_other_processes():
+    """The driver stores words from its loop; if its room closed meanwhile, the publication
+    goes through Redis without blocking that loop (no async_to_sync on a running loop)."""
+    match = await new_match()
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(rooms.group_name(match.id), channel)
+    try:
+        events = [words_message(seq)["events"][0] for seq in (1, 2)]
+        assert match.id not in rooms.Room.rooms
+        rooms.publish(match.id, events, 12.5)  # returns at once, the send runs on this loop
+        message = await asyncio.wait_for(layer.receive(channel), 3)
+        assert message["events"] == events and message["next_deadline"] == 12.5
+    finally:
+        await layer.group_discard(rooms.group_name(match.id), channel)
+
+
 async def test_after_a_resync_echoes_lagging_behind_the_local_relay_are_skipped_not_gaps():
     """Under load the echo through Redis of this process's own events trails its local relay.
     Once a gap has made the members resync, the trailing echoes (seqs already relayed) must
