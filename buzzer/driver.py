@@ -195,12 +195,20 @@ class Driver:
         self._redis: Any = None
         self._key = f"tossup:driver:{match_id}"
         self._redis_down = False  # log an outage once, not every retry
+        self._stopping = False
         self.process_id = PROCESS_ID  # the lease owner's name (tests run two "processes" in one)
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
+        """Stop driving and release the lease. The loop also ends on a flag, not only on the
+        cancellation: asgiref's SyncToAsync (``live_db``) swallows a cancellation that lands
+        while its thread runs, waits for the thread and returns, and this task then drove on
+        while ``stop`` waited for it for ever (a watcher disconnecting right after it connected
+        hung its consumer, tests/frontend/test_doors.py)."""
+        self._stopping = True
+        self._wake.set()
         if self._task:
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -251,7 +259,7 @@ class Driver:
 
     async def _run(self) -> None:
         renew_at = beat_at = 0.0
-        while True:
+        while not self._stopping:
             now = time.time()
             if now >= renew_at:
                 renew_at = now + LEASE_MS / 3000
@@ -280,6 +288,8 @@ class Driver:
             if self.holding and self.deadline is not None:
                 wait = min(wait, beat_at - now, self.deadline - now)
             if wait > 0:
+                if self._stopping:
+                    return
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=wait)
