@@ -185,12 +185,15 @@ class Race(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BuzzLost(Payload):
-    """To the player whose buzz lost: ``reason`` outraced|tossup_ended."""
+    """To the player whose buzz lost: ``reason`` outraced|tossup_ended (or a proposal's
+    outcome). ``margin``: seconds from the winner's press to this one, both as the race counted
+    them (server clock, ≥ 0); None unless outraced on the winner's word."""
 
     EVENT = "buzz_lost"
     AUDIENCE = "player:<id>"
     question_id: int
     reason: str
+    margin: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

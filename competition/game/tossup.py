@@ -245,23 +245,30 @@ def release_bot(st: MatchState, at: float, ev: list[Event]) -> None:
 def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
     t = current_tossup(st)
 
+    def press(c: Candidate) -> float:
+        at = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
+        assert at is not None  # every candidate in the race was accepted
+        # a bot's press counts from the end of its reaction delay
+        return at if c.release_at is None else max(at, c.release_at)
+
     def rank(c: Candidate) -> tuple[int, float, int, float, int]:
-        press = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
-        assert press is not None  # every candidate in the race was accepted
-        if c.release_at is not None:  # a bot's press counts from the end of its reaction delay
-            press = max(press, c.release_at)
         weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
         # Same token, press and class: the cheaper guess wins; an undeclared cost ranks last. Only
         # bots declare one (a tablet claiming a cost gains nothing over another human).
         cost = c.cost if c.kind == "bot" and c.cost is not None else math.inf
-        return (c.token_index, press, weight, cost, c.player_id)
+        return (c.token_index, press(c), weight, cost, c.player_id)
 
     candidates = sorted(t.candidates, key=rank)
     winner = candidates[0]
     eligible = [p.player_id for p in st.players if p.team_id not in t.locked_teams and can_race(p)]
     spec = st.tossups[t.index]
     count = len(spec.tokens)
-    # Bot buzzes still in their reaction delay pressed after the winner counted: they lost.
+    # The losers in the race learn by how much (on the winner's word); bot buzzes still in their
+    # reaction delay pressed after the winner counted: they lost too.
+    margins = {
+        c.player_id: press(c) - press(winner) if c.token_index == winner.token_index else None
+        for c in candidates[1:]
+    }
     outraced = [*candidates[1:], *t.held]
     t.candidates, t.held, t.race_deadline = [], [], None
     t.next_word_at = None
@@ -282,7 +289,7 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
         ).event()
     )
     for loser in outraced:
-        ev.append(buzz_lost(t.question_id, loser.player_id, "outraced"))
+        ev.append(buzz_lost(t.question_id, loser.player_id, "outraced", margins.get(loser.player_id)))
     player, team = seated_player(st, winner.player_id), st.team(winner.team_id)
     ev.append(
         BuzzWon(
@@ -310,8 +317,8 @@ def _race_entry(c: Candidate) -> dict[str, Any]:
     return {k: d[k] for k in CANDIDATE_FIELDS}
 
 
-def buzz_lost(question_id: int, player_id: int, reason: str) -> Event:
-    return BuzzLost(question_id, reason).event(f"player:{player_id}")
+def buzz_lost(question_id: int, player_id: int, reason: str, margin: float | None = None) -> Event:
+    return BuzzLost(question_id, reason, margin).event(f"player:{player_id}")
 
 
 def end_tossup(

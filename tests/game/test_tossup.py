@@ -220,6 +220,7 @@ def test_collection_window_ranks_by_token_then_corrected_press_time():
     assert [c["player_id"] for c in race.data["candidates"]] == [HUMAN_A, HUMAN_B]
     lost = next(e for e in events if e.event == "buzz_lost")
     assert lost.audience == f"player:{HUMAN_B}" and lost.data["reason"] == "outraced"
+    assert lost.data["margin"] is None  # outraced on an earlier word: no margin in time
     assert d.last("buzz").data["token_index"] == 4
     d.do(Rule("reject"), T0 + 6)
     d.do(Buzz(HUMAN_B, Q0, 6), T0 + 6.1)  # the loser stayed eligible
@@ -232,6 +233,12 @@ def test_token_tie_broken_by_corrected_press_time_not_arrival():
     d.do(Buzz(HUMAN_B, Q0, 5, corrected_press_at=T0 + 5.01, delay_bound=0.1), T0 + 5.10)
     d.run_until(T0 + 5.3)
     assert d.last("race").data["winner"] == HUMAN_B
+    # the loser learns the margin as the race counted it, not as its own clock saw it
+    assert d.last("buzz_lost").data == {
+        "question_id": Q0,
+        "reason": "outraced",
+        "margin": pytest.approx(0.02),
+    }
 
 
 def test_zero_collection_window_first_arrival_wins_at_once():

@@ -233,8 +233,8 @@ const bonusClock = new AnswerTimer($("bonus-timer"));
 // recap after it ends), its whole text once ended, and this seat's last press (for "you lost
 // the race to X by N ms").
 let recap = null; // {question_id, words: [..] | null, power_index, buzzes: [{player_id, team_id, token_index, guess, ruling, points}]}
-let myPress = null; // {question_id, pressed_at (server clock), token_index}
-let lostRace = null; // myPress of a buzz the server said was outraced
+let myPress = null; // {question_id, token_index}: this seat's last press
+let lostRace = null; // {question_id, token_index, margin (s, as the server counted the race)} of a buzz outraced
 let bonusPrompt = "";
 
 function recapFor(questionId) {
@@ -312,13 +312,17 @@ function points(n) {
   return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0";
 }
 
-/** "You lost the race to X by N ms": the winner's press against this tablet's, both on the server clock. */
+/** "You lost the race to X by N ms": the server's margin between the two presses as it ranked
+ * them, not this tablet's own clock estimate (which can differ from the server's by a few ms). */
 function lostRaceText(won) {
   const who = `${won.player} (${won.team})`;
-  if (won.token_index < lostRace.token_index) return `You lost the race to ${who}: they buzzed on an earlier word.`;
-  const theirs = won.corrected_press_at ?? won.received_at;
-  const gap = Math.round((lostRace.pressed_at - theirs) * 1000);
-  return gap > 0 ? `You lost the race to ${who} by ${gap} ms.` : `You lost the race to ${who}.`;
+  const margin = lostRace.margin;
+  if (margin == null) {
+    return won.token_index < lostRace.token_index ? `You lost the race to ${who}: they buzzed on an earlier word.` : `You lost the race to ${who}.`;
+  }
+  const ms = Math.round(margin * 1000);
+  if (ms >= 1) return `You lost the race to ${who} by ${ms} ms.`;
+  return margin > 0 ? `You lost the race to ${who} by less than 1 ms.` : `You lost the race to ${who} on a tie.`;
 }
 
 function onEvent(type, d) {
@@ -359,7 +363,7 @@ function onEvent(type, d) {
     case "buzz_lost":
       pendingBuzz = null;
       if (d.reason === "outraced" && myPress && myPress.question_id === d.question_id) {
-        lostRace = myPress;
+        lostRace = { question_id: d.question_id, token_index: myPress.token_index, margin: d.margin ?? null };
         banner("Another buzz got there first.", "bad");
       } else {
         banner("The tossup ended before your buzz counted.");
@@ -616,7 +620,7 @@ function buzz() {
   const now = Date.now() / 1000;
   const tokenIndex = t.words.length - 1;
   pendingBuzz = socket.send({ type: "buzz", question_id: t.question_id, token_index: tokenIndex, client_time: now });
-  myPress = { question_id: t.question_id, pressed_at: now + clock.offset, token_index: tokenIndex };
+  myPress = { question_id: t.question_id, token_index: tokenIndex };
   if (pendingBuzz !== null) buzzFeedback();
   // If neither a buzz event nor an error comes back (lost frame), free the button again.
   const ref = pendingBuzz;
