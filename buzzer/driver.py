@@ -51,6 +51,10 @@ log = logging.getLogger(__name__)
 LEASE_MS = 3000
 HEARTBEAT_S = 0.5
 RETRY_S = 0.5  # after a failed Tick, heartbeat or recovery
+# A words-only Tick is computed this long before it is due (services.plan_tick), so that when
+# it is due only its statement remains (one match: due to published 3.6–3.9 ms p50 instead of
+# 4.5–4.8). Longer than the computation plus the event loop's timer granularity (1 ms).
+PLAN_AHEAD_S = 0.003
 # Take the lease if free, renew it if ours: one atomic step, so two processes never both
 # believe they hold it.
 _ACQUIRE_OR_RENEW = """
@@ -258,8 +262,17 @@ class Driver:
                         self.match_id, applied.events[-1]["data"].get("shift", 0.0))  # fmt: skip
         self.deadline = applied.next_deadline
 
+    def _plan(self, due: float) -> services.PlannedTick | None:
+        try:
+            return services.plan_tick(self.match_id, due)
+        except Exception:  # the Tick itself, when due, computes afresh and reports what fails
+            log.exception("match %s: computing the next Tick ahead failed", self.match_id)
+            return None
+
     async def _run(self) -> None:
         renew_at = beat_at = 0.0
+        planned: services.PlannedTick | None = None
+        planned_for: float | None = None  # the deadline ``planned`` was computed for (None: none)
         while not self._stopping:
             now = time.time()
             if now >= renew_at:
@@ -287,7 +300,12 @@ class Driver:
             now = time.time()  # the awaits above took time (a renewal under load: 100s of ms)
             wait = renew_at - now
             if self.holding and self.deadline is not None:
-                wait = min(wait, beat_at - now, self.deadline - now)
+                due = self.deadline
+                if planned_for != due and 0 < due - now <= PLAN_AHEAD_S:
+                    planned, planned_for = self._plan(due), due
+                    now = time.time()
+                ahead = 0.0 if planned_for == due else PLAN_AHEAD_S
+                wait = min(wait, beat_at - now, due - ahead - now)
             if wait > 0:
                 if self._stopping:
                     return
@@ -297,7 +315,11 @@ class Driver:
                 continue
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
-                    applied = await services.tick_on_loop(self.match_id, TICK_CONNECTIONS.execute)
+                    ahead = planned if planned_for == self.deadline else None
+                    planned = planned_for = None
+                    applied = await services.tick_on_loop(
+                        self.match_id, TICK_CONNECTIONS.execute, planned=ahead
+                    )
                     if applied is None:
                         applied = await live_db(services.apply_command)(
                             match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER

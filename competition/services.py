@@ -482,23 +482,56 @@ def _tick_unlocked(match_id: int, now: float) -> Applied | None:
     return Applied(out, out[-1]["seq"], deadline)
 
 
+@dataclass(frozen=True)
+class PlannedTick:
+    """A words-only ``Tick`` computed before it is due (:func:`plan_tick`): the remembered row
+    it applies to, its due time ``at`` (epoch seconds), the state after it and its statement."""
+
+    known: ticks.Known
+    at: float
+    new: game.MatchState
+    write: ticks.Write
+
+
+def plan_tick(match_id: int, at: float) -> PlannedTick | None:
+    """The fast-path ``Tick`` due at ``at``, computed now, so that when it is due only its
+    statement remains to run (:func:`tick_on_loop`); None when it would take the locked path.
+    No I/O: the engine on the row this process remembers."""
+    plan = _plan_tick(match_id, at)
+    if plan is None:
+        return None
+    known, new, events = plan
+    return PlannedTick(known, at, new, ticks.prepare(match_id, known, new, events, Role.DRIVER, at))
+
+
+def _still_due(planned: PlannedTick, now: float) -> bool:
+    after = planned.new.next_deadline
+    return planned.at <= now and (after is None or after > now)
+
+
 async def tick_on_loop(
-    match_id: int, execute: Callable[[str, list[Any]], Awaitable[list[Any] | None]], now: float | None = None
+    match_id: int,
+    execute: Callable[[str, list[Any]], Awaitable[list[Any] | None]],
+    now: float | None = None,
+    planned: PlannedTick | None = None,
 ) -> Applied | None:
     """The driver's ``Tick`` on the fast path of :func:`apply_command` without a database
     thread: the one statement is run by ``execute(sql, params)`` on the caller's event loop (an
     autocommit connection, so stored once it returns; ``execute`` returns the rows, or None
-    when it has no connection free and ran nothing). The events are published as soon as they
+    when it has no connection free and ran nothing). ``planned``: the ``Tick`` computed ahead
+    by :func:`plan_tick`, used if it is the one ``now`` calls for (due, with no later deadline
+    passed meanwhile) and its row is still the one remembered; else the ``Tick`` is computed
+    afresh at ``now``. The events are published as soon as they
     are stored. None when nothing was stored: the caller applies the ``Tick`` through
     :func:`apply_command`. Raises what ``execute`` raises (a database outage): whether the
     statement was stored is then unknown, so this process's memory of the row is dropped and
     the next ``Tick`` reads the row under its lock."""
     now = time.time() if now is None else now
-    plan = _plan_tick(match_id, now)
-    if plan is None:
+    if planned is None or not _still_due(planned, now) or planned.known is not ticks.recall(match_id):
+        planned = plan_tick(match_id, now)
+    if planned is None:
         return None
-    known, new, events = plan
-    write = ticks.prepare(match_id, known, new, events, Role.DRIVER, now)
+    known, new, write = planned.known, planned.new, planned.write
     try:
         rows = await execute(write.sql, write.params)
     except BaseException:

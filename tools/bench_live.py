@@ -14,7 +14,9 @@ clients in this process:
     process of their own, as from that many tablets (each reads its snapshot, then closes).
 (b) **word latency at ``--room`` clients** in one match against a raw websocket broadcast
     server (``websockets.broadcast`` in a subprocess of this script) sending the same number
-    of frames at the same rate: arrival time minus due time (raw: minus send time); ratio. The
+    of frames at the same rate: arrival time minus due time, for both (each server paced by
+    its own asyncio timer, whose lateness both pay); ratio. The raw line "from send" counts
+    from the raw server's send instead (its timer lateness left out), with its ratio too. The
     first second of reading is reported apart, as in (a): the match's start is written by this
     process, so its first words reach the server through Redis and take the locked way.
 (c) the same for a room of ``--big-room`` clients (where full garbage collections show).
@@ -149,9 +151,17 @@ async def open_many(urls: list[str]) -> list[Any]:
     return list(await asyncio.gather(*(one(u) for u in urls)))
 
 
-async def collect_words(ws: Any, interval: float, until: float, out: list[float], first: bool) -> None:
+async def collect_words(
+    ws: Any,
+    interval: float,
+    until: float,
+    out: list[float],
+    first: bool,
+    from_send: list[float] | None = None,
+) -> None:
     """Append, for each ``words`` frame before ``until``, arrival minus due time (of the
-    batch's first word when ``first``, else of the batch stamp)."""
+    batch's first word when ``first``, else of the batch stamp) to ``out``, and arrival minus
+    send time to ``from_send`` (frames of the raw server, which stamps ``sent_at``)."""
     with contextlib.suppress(TimeoutError, Exception):
         async with asyncio.timeout(max(0.0, until - time.time())):
             async for raw in ws:
@@ -161,6 +171,8 @@ async def collect_words(ws: Any, interval: float, until: float, out: list[float]
                     data = frame["data"]
                     due = data["revealed_at"] - (interval * (len(data["words"]) - 1) if first else 0.0)
                     out.append(now - due)
+                    if from_send is not None and "sent_at" in data:
+                        from_send.append(now - data["sent_at"])
 
 
 @contextlib.contextmanager
@@ -251,19 +263,24 @@ async def burst_clients() -> None:
 
 
 # --- (b, c) one room against a raw broadcast server -------------------------------------------
-async def read_room(sockets: list[Any], rate: float, seconds: float) -> tuple[list[float], list[float]]:
-    """Latencies of the first START_S seconds of reading, and of the rest of ``seconds``."""
+Latencies = tuple[list[float], list[float], list[float]]
+
+
+async def read_room(sockets: list[Any], rate: float, seconds: float) -> Latencies:
+    """Latencies from the due time of the first START_S seconds of reading and of the rest of
+    ``seconds``; and of the rest from the send time (raw frames only)."""
     with clients_heap_frozen():
         start: list[float] = []
         t0 = time.time()
         await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + START_S, start, False) for ws in sockets))
         out: list[float] = []
-        await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False) for ws in sockets))
+        sent: list[float] = []
+        await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False, sent) for ws in sockets))
         await close_all(sockets)
-        return start, out
+        return start, out, sent
 
 
-async def room_latency(server: Server, clients: int, seconds: float, rate: float) -> tuple[list, list]:
+async def room_latency(server: Server, clients: int, seconds: float, rate: float) -> Latencies:
     from asgiref.sync import sync_to_async
 
     ((match_id, code),) = await sync_to_async(make_matches)(1, rate * 60)
@@ -272,7 +289,7 @@ async def room_latency(server: Server, clients: int, seconds: float, rate: float
     return await read_room(sockets, rate, seconds)
 
 
-async def raw_latency(clients: int, seconds: float, rate: float) -> tuple[list, list]:
+async def raw_latency(clients: int, seconds: float, rate: float) -> Latencies:
     """The same room on a raw ``websockets`` broadcast server in a subprocess."""
     from config.launcher import free_port, wait_for_port
 
@@ -296,7 +313,8 @@ async def raw_latency(clients: int, seconds: float, rate: float) -> tuple[list, 
 
 async def raw_server(port: int, clients: int, seconds: float, rate: float) -> None:
     """Greets each client with a snapshot, waits (≤ 60 s) for ``clients`` of them, then
-    broadcasts a ``words`` frame stamped with its send time every 1/``rate`` s for ``seconds``."""
+    broadcasts a ``words`` frame every 1/``rate`` s for ``seconds``, stamped with its due time
+    (``revealed_at``, as the engine stamps its words) and its send time (``sent_at``)."""
     from websockets.asyncio.server import broadcast, serve
 
     conns: set[Any] = set()
@@ -316,7 +334,13 @@ async def raw_server(port: int, clients: int, seconds: float, rate: float) -> No
         due = time.time() + 0.2
         for k in range(round(seconds * rate)):
             await asyncio.sleep(max(0.0, due - time.time()))
-            data = {"question_id": 1, "start": k, "words": [f"w{k}"], "revealed_at": time.time()}
+            data = {
+                "question_id": 1,
+                "start": k,
+                "words": [f"w{k}"],
+                "revealed_at": due,
+                "sent_at": time.time(),
+            }
             broadcast(conns, json.dumps({"type": "event", "seq": k + 1, "event": "words", "data": data}))
             due += 1 / rate
         await asyncio.sleep(1.0)
@@ -338,16 +362,19 @@ async def run(args: argparse.Namespace, server: Server) -> None:
     for label, clients in (("(b)", args.room), ("(c)", args.big_room)):
         if not clients:
             continue
-        tossup_start, tossup = await room_latency(server, clients, args.seconds, args.rate)
-        raw_start, raw = await raw_latency(clients, args.seconds, args.rate)
+        tossup_start, tossup, _ = await room_latency(server, clients, args.seconds, args.rate)
+        raw_start, raw, raw_sent = await raw_latency(clients, args.seconds, args.rate)
         print(f"{label} word latency, {clients} clients, ms  p50      p99      max  frames")
         print(f"    Tossup, first {START_S:g} s             {pct(tossup_start)} {len(tossup_start):>7}")
         print(f"    Tossup                        {pct(tossup)} {len(tossup):>7}")
         print(f"    raw, first {START_S:g} s                {pct(raw_start)} {len(raw_start):>7}")
         print(f"    raw websockets broadcast      {pct(raw)} {len(raw):>7}")
-        if tossup and raw:
-            (t50, t99), (r50, r99) = np.percentile(tossup, [50, 99]), np.percentile(raw, [50, 99])
-            print(f"    ratio Tossup/raw              {t50 / r50:8.1f} {t99 / r99:8.1f}")
+        print(f"    raw, from send                {pct(raw_sent)} {len(raw_sent):>7}")
+        if tossup and raw and raw_sent:
+            t50, t99 = np.percentile(tossup, [50, 99])
+            for name, base in (("", raw), (", from send", raw_sent)):
+                r50, r99 = np.percentile(base, [50, 99])
+                print(f"    {'ratio Tossup/raw' + name:<30}{t50 / r50:8.1f} {t99 / r99:8.1f}")
 
 
 def main() -> None:

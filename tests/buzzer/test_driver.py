@@ -208,10 +208,11 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
     excess: list[float] = []  # how long after both its deadline and the last renewal a Tick came
     real_tick = services.tick_on_loop
 
-    async def timed(match_id: int, execute: Any) -> services.Applied | None:  # every Tick's first step
+    async def timed(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+        """Every Tick's first step."""
         if driver.deadline is not None:
             excess.append(time.time() - max(driver.deadline, renewed[-1]))
-        return await real_tick(match_id, execute)
+        return await real_tick(match_id, execute, **kw)
 
     monkeypatch.setattr(driving.Driver, "_hold_lease", slow_hold)
     monkeypatch.setattr(services, "tick_on_loop", timed)
@@ -302,6 +303,105 @@ async def test_a_row_moved_by_another_process_is_never_overwritten_from_the_even
         match_id=match.id, command=game.Tick(), actor="driver", now=first.next_deadline
     )
     assert locked.seq == paused.seq and not locked.events  # paused: no word
+
+
+async def test_a_tick_computed_ahead_stores_what_the_engine_stores_when_due(postgres, published, monkeypatch):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    started = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
+    )
+    due = started.next_deadline
+    assert due is not None
+    expected_state, engine_events = game.apply(await state(match), game.Tick(), due)
+    planned = services.plan_tick(match.id, due)
+    assert planned is not None and planned.at == due and planned.new == expected_state
+    computed: list[float] = []
+    real_plan = services.plan_tick
+    monkeypatch.setattr(
+        services, "plan_tick", lambda match_id, at: computed.append(at) or real_plan(match_id, at)
+    )
+
+    early = await services.tick_on_loop(
+        match.id, driving.TICK_CONNECTIONS.execute, now=due - 0.001, planned=planned
+    )
+    assert early is None and computed == [due - 0.001]  # not due yet: computed afresh, nothing to reveal
+    applied = await services.tick_on_loop(
+        match.id, driving.TICK_CONNECTIONS.execute, now=due + 0.001, planned=planned
+    )
+    assert applied is not None and computed == [due - 0.001]  # the plan was used, not recomputed
+    assert [(e["event"], e["data"]) for e in applied.events] == [
+        (ev.event, dict(ev.data)) for ev in engine_events
+    ]
+    assert published[-1] == (match.id, applied.events)
+    assert (await state(match)) == expected_state
+
+
+async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_deadline(postgres, published):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    started = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
+    )
+    due = started.next_deadline
+    assert due is not None
+    stale = services.plan_tick(match.id, due)
+    assert stale is not None
+    paused = await database_sync_to_async(services.apply_command)(  # this process: the row it remembers moves
+        match_id=match.id, command=game.Pause(), actor="moderator", now=due - 0.001
+    )
+    assert (
+        await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=due, planned=stale)
+        is None
+    )
+    assert [k for k, _, _ in await events(match)][-1] == "paused"  # the planned word was not stored
+    resumed = await database_sync_to_async(services.apply_command)(
+        match_id=match.id, command=game.Resume(), actor="moderator", now=due
+    )
+    assert resumed.seq > paused.seq
+
+    # Computed ahead for its deadline, run when the next word is due too: both words, in one batch.
+    due = resumed.next_deadline
+    assert due is not None
+    planned = services.plan_tick(match.id, due)
+    assert planned is not None and planned.new.next_deadline is not None
+    late = planned.new.next_deadline + 0.001
+    applied = await services.tick_on_loop(
+        match.id, driving.TICK_CONNECTIONS.execute, now=late, planned=planned
+    )
+    assert applied is not None
+    [words] = [e["data"]["words"] for e in applied.events if e["event"] == "words"]
+    assert len(words) == 2 and contiguous(await events(match))
+
+
+async def test_the_driver_computes_each_word_ahead_of_its_deadline(postgres, monkeypatch):
+    match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
+    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    driver = driving.Driver(match.id)
+    ahead: list[tuple[float, float]] = []  # (time the Tick was computed, its deadline)
+    real_plan = services.plan_tick
+
+    def timed(match_id: int, at: float) -> services.PlannedTick | None:
+        ahead.append((time.time(), at))
+        return real_plan(match_id, at)
+
+    used: list[services.PlannedTick | None] = []
+    real_tick = services.tick_on_loop
+
+    async def tick(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+        used.append(kw.get("planned"))
+        return await real_tick(match_id, execute, **kw)
+
+    monkeypatch.setattr(services, "plan_tick", timed)
+    monkeypatch.setattr(services, "tick_on_loop", tick)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 12), timeout=10)
+    finally:
+        await driver.stop()
+    planned = [p for p in used if p is not None]
+    assert len(used) >= 10 and len(planned) >= len(used) - 2  # the first (taking over) may have none
+    computed_at = {at: t for t, at in ahead}
+    assert all(p.at - computed_at[p.at] <= driving.PLAN_AHEAD_S for p in planned)
+    assert sum(computed_at[p.at] < p.at for p in planned) >= len(planned) - 2  # before it was due
 
 
 async def test_tick_connections_run_nothing_when_busy_and_replace_a_killed_one(postgres):

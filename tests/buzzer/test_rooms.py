@@ -73,9 +73,10 @@ def tick_log(monkeypatch) -> list[tuple[str, float]]:
     log: list[tuple[str, float]] = []
     real = services.tick_on_loop
 
-    async def spy(match_id: int, execute: Any) -> services.Applied | None:  # every Tick's first step
+    async def spy(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+        """Every Tick's first step."""
         log.append((DRIVER.get(), time.time()))
-        return await real(match_id, execute)
+        return await real(match_id, execute, **kw)
 
     monkeypatch.setattr(services, "tick_on_loop", spy)
     return log
