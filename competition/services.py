@@ -521,11 +521,11 @@ async def tick_on_loop(
     when it has no connection free and ran nothing). ``planned``: the ``Tick`` computed ahead
     by :func:`plan_tick`, used if it is the one ``now`` calls for (due, with no later deadline
     passed meanwhile) and its row is still the one remembered; else the ``Tick`` is computed
-    afresh at ``now``. The events are published as soon as they
-    are stored. None when nothing was stored: the caller applies the ``Tick`` through
-    :func:`apply_command`. Raises what ``execute`` raises (a database outage): whether the
-    statement was stored is then unknown, so this process's memory of the row is dropped and
-    the next ``Tick`` reads the row under its lock."""
+    afresh at ``now``. The events are published as soon as they are stored. None when nothing
+    was stored: the caller applies the ``Tick`` through :func:`apply_command`. Raises what
+    ``execute`` raises (a database outage): whether the statement was stored is then unknown,
+    so this process's memory of the row is dropped and the next ``Tick`` reads the row under
+    its lock."""
     now = time.time() if now is None else now
     if planned is None or not _still_due(planned, now) or planned.known is not ticks.recall(match_id):
         planned = plan_tick(match_id, now)

@@ -246,10 +246,10 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
     t = current_tossup(st)
 
     def press(c: Candidate) -> float:
-        at = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
-        assert at is not None  # every candidate in the race was accepted
+        pressed = c.corrected_press_at if c.corrected_press_at is not None else c.accepted_at
+        assert pressed is not None  # every candidate in the race was accepted
         # a bot's press counts from the end of its reaction delay
-        return at if c.release_at is None else max(at, c.release_at)
+        return pressed if c.release_at is None else max(pressed, c.release_at)
 
     def rank(c: Candidate) -> tuple[int, float, int, float, int]:
         weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
