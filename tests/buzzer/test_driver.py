@@ -348,10 +348,14 @@ async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_dea
     paused = await database_sync_to_async(services.apply_command)(  # this process: the row it remembers moves
         match_id=match.id, command=game.Pause(), actor="moderator", now=due - 0.001
     )
-    assert (
-        await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=due, planned=stale)
-        is None
-    )
+    sent: list[str] = []
+
+    async def execute(sql: str, params: list[Any]) -> list[Any] | None:
+        sent.append(sql)
+        return await driving.TICK_CONNECTIONS.execute(sql, params)
+
+    assert await services.tick_on_loop(match.id, execute, now=due, planned=stale) is None
+    assert sent == []  # recomputed on the paused row (no word): the stale statement never sent
     assert [k for k, _, _ in await events(match)][-1] == "paused"  # the planned word was not stored
     resumed = await database_sync_to_async(services.apply_command)(
         match_id=match.id, command=game.Resume(), actor="moderator", now=due
