@@ -9,16 +9,16 @@ clients in this process:
 (a) **first-word lateness** with N concurrent matches read at ``--rate`` words/s (one watcher
     per match): for each ``words`` frame, arrival time minus the time its first word was due
     (the engine stamps a batch with its last word's due time; earlier words were due one
-    interval apart). The first second after the N starts is reported on its own line; then
+    interval apart). From the N starts until a second after is reported on its own line; then
     the steady reading; then again while ``--burst`` extra clients connect at once from a
     process of their own, as from that many tablets (each reads its snapshot, then closes).
 (b) **word latency at ``--room`` clients** in one match against a raw websocket broadcast
     server (``websockets.broadcast`` in a subprocess of this script) sending the same number
     of frames at the same rate: arrival time minus due time, for both (each server paced by
     its own asyncio timer, whose lateness both pay); ratio. The raw line "from send" counts
-    from the raw server's send instead (its timer lateness left out), with its ratio too. The
-    first second of reading is reported apart, as in (a): the match's start is written by this
-    process, so its first words reach the server through Redis and take the locked way.
+    from the raw server's send instead (its timer lateness left out), with its ratio too. From
+    the start until a second after is reported apart, as in (a): the match's start is written
+    by this process, so the server learns of it through Redis and reads the started row first.
 (c) the same for a room of ``--big-room`` clients (where full garbage collections show).
 
 Every phase is bounded (``--seconds``); all traffic stays on 127.0.0.1. Figures are
@@ -41,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -154,16 +154,17 @@ async def open_many(urls: list[str]) -> list[Any]:
 async def collect_words(
     ws: Any,
     interval: float,
-    until: float,
+    until: float | None,
     out: list[float],
     first: bool,
     from_send: list[float] | None = None,
 ) -> None:
-    """Append, for each ``words`` frame before ``until``, arrival minus due time (of the
-    batch's first word when ``first``, else of the batch stamp) to ``out``, and arrival minus
-    send time to ``from_send`` (frames of the raw server, which stamps ``sent_at``)."""
+    """Append, for each ``words`` frame before ``until`` (None: until cancelled), arrival minus
+    due time (of the batch's first word when ``first``, else of the batch stamp) to ``out``, and
+    arrival minus send time to ``from_send`` (frames of the raw server, which stamps
+    ``sent_at``). A frame's arrival is when it is read: a client must be reading when it comes."""
     with contextlib.suppress(TimeoutError, Exception):
-        async with asyncio.timeout(max(0.0, until - time.time())):
+        async with asyncio.timeout(None if until is None else max(0.0, until - time.time())):
             async for raw in ws:
                 now = time.time()
                 frame = json.loads(raw)
@@ -173,6 +174,26 @@ async def collect_words(
                     out.append(now - due)
                     if from_send is not None and "sent_at" in data:
                         from_send.append(now - data["sent_at"])
+
+
+async def first_second(
+    sockets: list[Any], interval: float, first: bool, begin: Callable[[], Awaitable[None]] | None = None
+) -> list[float]:
+    """The latencies (as :func:`collect_words`) of the frames that ``sockets`` read while
+    ``begin()`` runs (the matches' starts) and for START_S seconds after: reading from before
+    the starts, so that a word sent while they were being written is counted when it came, not
+    when the writing was over."""
+    out: list[float] = []
+    reading = [asyncio.create_task(collect_words(ws, interval, None, out, first)) for ws in sockets]
+    try:
+        if begin is not None:
+            await begin()
+        await asyncio.sleep(START_S)
+    finally:
+        for task in reading:
+            task.cancel()  # a cancelled ``recv`` loses no frame: the next phase reads it
+        await asyncio.gather(*reading, return_exceptions=True)
+    return out
 
 
 @contextlib.contextmanager
@@ -203,14 +224,13 @@ async def lateness(
     matches = await sync_to_async(make_matches)(n, rate * 60)
     watchers = await open_many([server.url(code) for _, code in matches])
     with clients_heap_frozen():
-        await sync_to_async(start_matches)([m for m, _ in matches])
         half = seconds / 2
-        # The words of the first second after the starts are reported apart: every driver's first
-        # tick goes the locked way (the starts were written by this process, not the server), and
-        # the N starts came within about a second, not spread as moderators' clicks are.
-        start: list[float] = []
-        t0 = time.time()
-        await asyncio.gather(*(collect_words(ws, interval, t0 + START_S, start, True) for ws in watchers))
+        # The words of the first second after the starts are reported apart: the N starts come
+        # within about half a second, not spread as moderators' clicks are, and each driver
+        # reads its started row, written by this process, before its first word.
+        start = await first_second(
+            watchers, interval, True, lambda: sync_to_async(start_matches)([m for m, _ in matches])
+        )
         t0 = time.time()
         quiet: list[float] = []
         await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
@@ -266,13 +286,15 @@ async def burst_clients() -> None:
 Latencies = tuple[list[float], list[float], list[float]]
 
 
-async def read_room(sockets: list[Any], rate: float, seconds: float) -> Latencies:
-    """Latencies from the due time of the first START_S seconds of reading and of the rest of
-    ``seconds``; and of the rest from the send time (raw frames only)."""
+async def read_room(
+    sockets: list[Any], rate: float, seconds: float, begin: Callable[[], Awaitable[None]] | None = None
+) -> Latencies:
+    """Latencies from the due time while ``begin()`` runs and START_S seconds after (see
+    :func:`first_second`) and of the rest of ``seconds``; and of the rest from the send time
+    (raw frames only)."""
     with clients_heap_frozen():
-        start: list[float] = []
         t0 = time.time()
-        await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + START_S, start, False) for ws in sockets))
+        start = await first_second(sockets, 1 / rate, False, begin)
         out: list[float] = []
         sent: list[float] = []
         await asyncio.gather(*(collect_words(ws, 1 / rate, t0 + seconds, out, False, sent) for ws in sockets))
@@ -285,8 +307,7 @@ async def room_latency(server: Server, clients: int, seconds: float, rate: float
 
     ((match_id, code),) = await sync_to_async(make_matches)(1, rate * 60)
     sockets = await open_many([server.url(code) for _ in range(clients)])
-    await sync_to_async(start_matches)([match_id])
-    return await read_room(sockets, rate, seconds)
+    return await read_room(sockets, rate, seconds, lambda: sync_to_async(start_matches)([match_id]))
 
 
 async def raw_latency(clients: int, seconds: float, rate: float) -> Latencies:
