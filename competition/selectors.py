@@ -47,6 +47,21 @@ def remember_records(match_id: int, records_key: str, records: game.Records) -> 
     _remember(_records, (match_id, records_key), records)
 
 
+def cached_parts(
+    match_id: int, spec_key: str, records_key: str
+) -> tuple[game.MatchSpec, game.Records] | None:
+    """The spec and ruling record this process has cached under these keys, or None when either
+    is not (no database read)."""
+    with _lock:
+        spec = _specs.get((match_id, spec_key))
+        records = _records.get((match_id, records_key))
+        if spec is None or records is None:
+            return None
+        _specs.move_to_end((match_id, spec_key))
+        _records.move_to_end((match_id, records_key))
+        return spec, records
+
+
 def _remember(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], value: _T) -> None:
     """Put a parsed part just written (or read) in its cache, dropping the least recently used."""
     with _lock:

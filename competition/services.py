@@ -521,29 +521,39 @@ async def tick_on_loop(
     when it has no connection free and ran nothing). ``planned``: the ``Tick`` computed ahead
     by :func:`plan_tick`, used if it is the one ``now`` calls for (due, with no later deadline
     passed meanwhile) and its row is still the one remembered; else the ``Tick`` is computed
-    afresh at ``now``. The events are published as soon as they are stored. None when nothing
-    was stored: the caller applies the ``Tick`` through :func:`apply_command`. Raises what
-    ``execute`` raises (a database outage): whether the statement was stored is then unknown,
-    so this process's memory of the row is dropped and the next ``Tick`` reads the row under
-    its lock."""
+    afresh at ``now``. When this process remembers no row, or the row has moved (another
+    process wrote it: a start, a buzz, a moderator's command), the row is read by ``execute``
+    too (:func:`ticks.read`) and the ``Tick`` computed on it, once. The events are published as
+    soon as they are stored. None when nothing was stored: the caller applies the ``Tick``
+    through :func:`apply_command`. Raises what ``execute`` raises (a database outage): whether
+    the statement was stored is then unknown, so this process's memory of the row is dropped
+    and the next ``Tick`` reads the row afresh."""
+    if not ticks.usable():
+        return None
     now = time.time() if now is None else now
-    if planned is None or not _still_due(planned, now) or planned.known is not ticks.recall(match_id):
-        planned = plan_tick(match_id, now)
-    if planned is None:
-        return None
-    known, new, write = planned.known, planned.new, planned.write
-    try:
-        rows = await execute(write.sql, write.params)
-    except BaseException:
-        ticks.forget(match_id, known)
-        raise
-    if rows is None:
-        return None
-    out = ticks.finish(match_id, known, write, rows)
-    if out is None:
-        return None
-    _publish(match_id, out, new.next_deadline)
-    return Applied(out, out[-1]["seq"], new.next_deadline)
+    if planned is not None and (not _still_due(planned, now) or planned.known is not ticks.recall(match_id)):
+        planned = None
+    for _ in range(2):  # the remembered row, then the row as read now
+        if planned is None:
+            if ticks.recall(match_id) is None and await ticks.read(match_id, execute) is None:
+                return None
+            planned = plan_tick(match_id, now)
+            if planned is None:
+                return None
+        known, new, write = planned.known, planned.new, planned.write
+        try:
+            rows = await execute(write.sql, write.params)
+        except BaseException:
+            ticks.forget(match_id, known)
+            raise
+        if rows is None:
+            return None
+        out = ticks.finish(match_id, known, write, rows)
+        if out is not None:
+            _publish(match_id, out, new.next_deadline)
+            return Applied(out, out[-1]["seq"], new.next_deadline)
+        planned = None  # the row had moved (``known`` is forgotten): read it
+    return None
 
 
 def _remember(match: Match, state: game.MatchState) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,38 @@ def forget(match_id: int, known: Known) -> None:
     with _lock:
         if _known.get(match_id) is known:
             del _known[match_id]
+
+
+# The row as :class:`Known` keeps it; its large parts only when this process has not cached them.
+_ROW_SQL = "SELECT seq, state::text, spec_key, records_key FROM competition_match WHERE id = %s"
+_PARTS_SQL = (
+    "SELECT spec, records FROM competition_match WHERE id = %s AND spec_key = %s AND records_key = %s"
+)
+
+
+async def read(
+    match_id: int, execute: Callable[[str, list[Any]], Awaitable[list[Any] | None]]
+) -> Known | None:
+    """Read match ``match_id``'s row by ``execute`` (as ``services.tick_on_loop``'s: no database
+    thread) and remember it: what another process wrote becomes this one's to build on. The
+    spec and ruling record come from this process's cache, read with the row on a miss. None
+    when ``execute`` ran nothing (no connection free) or the row is gone; raises what it raises.
+    No lock is taken: the write built on it stores nothing if the row has moved meanwhile."""
+    rows = await execute(_ROW_SQL, [match_id])
+    if not rows:
+        return None
+    seq, live, spec_key, records_key = rows[0]
+    parts = selectors.cached_parts(match_id, spec_key, records_key)
+    if parts is None:
+        found = await execute(_PARTS_SQL, [match_id, spec_key, records_key])
+        if not found:  # no connection free, or the parts were rewritten since: the locked way reads
+            return None
+        parts = game.MatchSpec.from_dict(found[0][0]), game.records_from_dict(found[0][1])
+        selectors.remember_spec(match_id, spec_key, parts[0])
+        selectors.remember_records(match_id, records_key, parts[1])
+    known = Known(seq, live, game.MatchState.from_parts(json.loads(live), *parts), spec_key, records_key)
+    remember(match_id, known)
+    return known
 
 
 def usable() -> bool:

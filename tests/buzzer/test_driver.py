@@ -298,11 +298,69 @@ async def test_a_row_moved_by_another_process_is_never_overwritten_from_the_even
     )
     assert len(published) == sent  # nothing stored, nothing sent
     assert [k for k, _, _ in await events(match)][-1] == "paused"
-    assert ticks.recall(match.id) is None  # the next Tick reads the row under its lock
+    known = ticks.recall(match.id)  # the row was read again: paused, so no word to store
+    assert known is not None and known.seq == paused.seq and known.state.paused
     locked = await database_sync_to_async(services.apply_command)(
         match_id=match.id, command=game.Tick(), actor="driver", now=first.next_deadline
     )
     assert locked.seq == paused.seq and not locked.events  # paused: no word
+
+
+async def test_words_written_after_another_process_moved_the_row_are_read_and_stored_from_the_loop(
+    postgres, published, monkeypatch
+):
+    @database_sync_to_async
+    def other_process(write: Any) -> Any:
+        """``write()`` as from a process of its own: what it remembers is not this one's."""
+        with monkeypatch.context() as patch:
+            patch.setattr(ticks, "_known", type(ticks._known)())
+            patch.setattr(selectors, "_specs", type(selectors._specs)())
+            patch.setattr(selectors, "_records", type(selectors._records)())
+            return write()
+
+    sent: list[str] = []
+
+    async def execute(sql: str, params: list[Any]) -> list[Any] | None:
+        sent.append(sql.split()[0])
+        return await driving.TICK_CONNECTIONS.execute(sql, params)
+
+    def started() -> tuple[Match, services.Applied]:
+        match = make_match(config={"wpm": 600}, words=40)
+        return match, services.apply_command(
+            match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
+        )
+
+    match, start = await other_process(started)
+    assert ticks.recall(match.id) is None
+    due = start.next_deadline
+    assert due is not None
+    row_state = await other_process(lambda: selectors.load_state(match.id))
+    expected_state, engine_events = game.apply(row_state, game.Tick(), due)
+    applied = await services.tick_on_loop(match.id, execute, now=due)
+    assert applied is not None  # stored on the loop: no thread, no lock
+    assert sent == ["SELECT", "SELECT", "WITH"]  # the row, its spec and record (not cached), the write
+    assert [(e["event"], e["data"]) for e in applied.events] == [
+        (ev.event, dict(ev.data)) for ev in engine_events
+    ]
+    assert published[-1] == (match.id, applied.events) and (await state(match)) == expected_state
+
+    def pause_and_resume() -> services.Applied:
+        for command in (game.Pause(), game.Resume()):
+            moved = services.apply_command(
+                match_id=match.id, command=command, actor="moderator", now=due + 0.05
+            )
+        return moved
+
+    resumed = await other_process(pause_and_resume)
+    due = resumed.next_deadline
+    assert due is not None
+    expected_state, engine_events = game.apply(await state(match), game.Tick(), due)
+    sent.clear()
+    applied = await services.tick_on_loop(match.id, execute, now=due)
+    assert applied is not None
+    assert sent == ["WITH", "SELECT", "WITH"]  # the remembered row had moved: stored nothing, read, stored
+    assert applied.seq == resumed.seq + len(engine_events) and (await state(match)) == expected_state
+    assert contiguous(await events(match))
 
 
 async def test_a_tick_computed_ahead_stores_what_the_engine_stores_when_due(postgres, published, monkeypatch):
