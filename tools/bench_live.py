@@ -11,7 +11,8 @@ clients in this process:
     (the engine stamps a batch with its last word's due time; earlier words were due one
     interval apart). From the N starts until a second after is reported on its own line; then
     the steady reading; then again while ``--burst`` extra clients connect at once from a
-    process of their own, as from that many tablets (each reads its snapshot, then closes).
+    process of their own, as from that many tablets (each reads its snapshot); then for
+    ``CLOSE_S`` seconds from when they all close at once.
 (b) **word latency at ``--room`` clients** in one match against a raw websocket broadcast
     server (``websockets.broadcast`` in a subprocess of this script) sending the same number
     of frames at the same rate: arrival time minus due time, for both (each server paced by
@@ -50,6 +51,7 @@ import numpy as np
 BASE_DIR = Path(__file__).resolve().parent.parent
 CONNECT_CONCURRENCY = 200  # handshakes in flight at once while filling a room
 START_S = 1.0  # seconds after the matches' starts reported apart in (a)
+CLOSE_S = 2.0  # seconds read in (a) from when the burst's clients close at once
 WORDS_PER_TOSSUP = 400  # longer than any phase: a phase never reaches dead time
 
 
@@ -217,7 +219,7 @@ async def close_all(sockets: list[Any]) -> None:
 # --- (a) lateness with N matches, and during a connection burst ---------------------------------
 async def lateness(
     server: Server, n: int, seconds: float, rate: float, burst: int
-) -> tuple[list, list, list, float]:
+) -> tuple[list, list, list, list, float]:
     from asgiref.sync import sync_to_async
 
     interval = 1.0 / rate
@@ -235,30 +237,49 @@ async def lateness(
         quiet: list[float] = []
         await asyncio.gather(*(collect_words(ws, interval, t0 + half, quiet, True) for ws in watchers))
         busy: list[float] = []
+        closing: list[float] = []
         burst_s = float("nan")
+        codes = [code for _, code in matches]
+        # From a process of their own, as from 1,000 tablets: creating 1,000 connections at once
+        # stalls the creating process's event loop for a third of a second, and the watchers'
+        # frames must not wait behind that.
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "tools.bench_live", "--burst-clients",
+            cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        )  # fmt: skip
+        assert proc.stdin is not None and proc.stdout is not None
 
         async def connect_burst() -> None:
-            # From a process of their own, as from 1,000 tablets: creating 1,000 connections at
-            # once stalls the creating process's event loop for a third of a second, and the
-            # watchers' frames must not wait behind that.
             nonlocal burst_s
-            codes = [code for _, code in matches]
+            assert proc.stdin is not None and proc.stdout is not None
             urls = [server.url(codes[k % len(codes)]) for k in range(burst)]
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "tools.bench_live", "--burst-clients",
-                cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            )  # fmt: skip
-            out, _ = await proc.communicate(json.dumps(urls).encode())
-            if proc.returncode:  # its traceback is on stderr, above
-                raise RuntimeError(f"the connecting clients' process failed (exit {proc.returncode})")
-            result = json.loads(out)
+            proc.stdin.write(json.dumps(urls).encode() + b"\n")
+            await proc.stdin.drain()
+            line = await proc.stdout.readline()
+            if not line:  # its traceback is on stderr, above
+                raise RuntimeError(f"the connecting clients' process failed (exit {await proc.wait()})")
+            result = json.loads(line)
             burst_s = result["seconds"]
             if result["failed"]:
                 print(f"    {result['failed']} of the {burst} connecting clients failed")
 
-        t1 = time.time()
-        tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
-        await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
+        try:
+            t1 = time.time()
+            tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
+            await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
+            # Then they all close at once, as a room's tablets do when a proxy or the clients'
+            # own machine goes: the server tears 1,000 connections down in a few loop iterations.
+            t2 = time.time()
+            proc.stdin.write(b"close\n")
+            proc.stdin.close()
+            tasks = [collect_words(ws, interval, t2 + CLOSE_S, closing, True) for ws in watchers]
+            await asyncio.gather(*tasks)
+            if code := await proc.wait():
+                raise RuntimeError(f"the connecting clients' process failed (exit {code})")
+        finally:
+            if proc.returncode is None:
+                proc.kill()
+                await proc.wait()
         await close_all(watchers)
     from competition import game, services
 
@@ -268,17 +289,19 @@ async def lateness(
                 services.apply_command(match_id=match_id, command=game.End(), actor="moderator")
 
     await sync_to_async(end_all)()
-    return start, quiet, busy, burst_s
+    return start, quiet, busy, closing, burst_s
 
 
 async def burst_clients() -> None:
-    """Connects to every URL read (as a JSON list) from stdin at once, waits until each has
-    read its snapshot, prints ``{"seconds": …, "failed": …}`` and closes them."""
-    urls = json.loads(sys.stdin.read())
+    """Connects to every URL of the JSON list on stdin's first line at once, waits until each
+    has read its snapshot, prints ``{"seconds": …, "failed": …}``, and closes them all at once
+    when stdin's next line (or its end) comes."""
+    urls = json.loads(sys.stdin.readline() or "[]")
     b0 = time.time()
     sockets = await asyncio.gather(*(open_ws(url) for url in urls), return_exceptions=True)
     failed = sum(isinstance(s, BaseException) for s in sockets)
     print(json.dumps({"seconds": time.time() - b0, "failed": failed}), flush=True)
+    await asyncio.to_thread(sys.stdin.readline)
     await close_all([s for s in sockets if not isinstance(s, BaseException)])
 
 
@@ -375,11 +398,13 @@ async def run(args: argparse.Namespace, server: Server) -> None:
     for i, n in enumerate(n for n in args.matches if n > 0):
         if i == 0:
             print("(a) first-word lateness, ms            p50      p99      max   words")
-        start, quiet, busy, burst_s = await lateness(server, n, args.seconds, args.rate, args.burst)
+        start, quiet, busy, closing, burst_s = await lateness(server, n, args.seconds, args.rate, args.burst)
         print(f"    {n:>4} matches, first {START_S:g} s        {pct(start)} {len(start):>7}")
         print(f"    {n:>4} matches                  {pct(quiet)} {len(quiet):>7}")
         print(f"    {n:>4} matches + {args.burst} connecting {pct(busy)} {len(busy):>7}"
               f"   (burst connected in {burst_s:.1f} s)")  # fmt: skip
+        if args.burst:
+            print(f"    {n:>4} matches + {args.burst} closing    {pct(closing)} {len(closing):>7}")
     for label, clients in (("(b)", args.room), ("(c)", args.big_room)):
         if not clients:
             continue
