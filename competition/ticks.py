@@ -8,9 +8,9 @@ match (:func:`remember`): seq, live state, spec and records keys. A ``Tick`` is 
 remembered state and stored by one statement that updates the row *only if it still holds what
 was remembered* and inserts the events in the same statement (so in one implicit transaction).
 If anything else wrote the row meanwhile (a buzz through another process, a moderator's
-command, a state-only write), the update matches no row, nothing is stored, and the caller
-falls back to the locked path. So the fast path can only ever store what the locked path would
-have stored.
+command, a state-only write), the update matches no row and nothing is stored; the driver then
+reads the row (:func:`read`) and tries once more on it, else falls back to the locked path. So
+the fast path can only ever store what the locked path would have stored.
 
 The statement needs no Django connection (:func:`prepare`, :func:`finish`): the reading driver
 runs it from its event loop on an autocommit connection of its own (``services.tick_on_loop``),
