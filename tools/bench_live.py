@@ -239,47 +239,50 @@ async def lateness(
         busy: list[float] = []
         closing: list[float] = []
         burst_s = float("nan")
-        codes = [code for _, code in matches]
-        # From a process of their own, as from 1,000 tablets: creating 1,000 connections at once
-        # stalls the creating process's event loop for a third of a second, and the watchers'
-        # frames must not wait behind that.
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tools.bench_live", "--burst-clients",
-            cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        )  # fmt: skip
-        assert proc.stdin is not None and proc.stdout is not None
-
-        async def connect_burst() -> None:
-            nonlocal burst_s
-            assert proc.stdin is not None and proc.stdout is not None
-            urls = [server.url(codes[k % len(codes)]) for k in range(burst)]
-            proc.stdin.write(json.dumps(urls).encode() + b"\n")
-            await proc.stdin.drain()
-            line = await proc.stdout.readline()
-            if not line:  # its traceback is on stderr, above
-                raise RuntimeError(f"the connecting clients' process failed (exit {await proc.wait()})")
-            result = json.loads(line)
-            burst_s = result["seconds"]
-            if result["failed"]:
-                print(f"    {result['failed']} of the {burst} connecting clients failed")
-
-        try:
-            t1 = time.time()
-            tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
-            await asyncio.gather(connect_burst(), *tasks) if burst else await asyncio.gather(*tasks)
-            # Then they all close at once, as a room's tablets do when a proxy or the clients'
-            # own machine goes: the server tears 1,000 connections down in a few loop iterations.
-            t2 = time.time()
-            proc.stdin.write(b"close\n")
-            proc.stdin.close()
-            tasks = [collect_words(ws, interval, t2 + CLOSE_S, closing, True) for ws in watchers]
+        t1 = time.time()
+        tasks = [collect_words(ws, interval, t1 + half, busy, True) for ws in watchers]
+        if not burst:
             await asyncio.gather(*tasks)
-            if code := await proc.wait():
-                raise RuntimeError(f"the connecting clients' process failed (exit {code})")
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
+        else:
+            # From a process of their own, as from 1,000 tablets: creating 1,000 connections at
+            # once stalls the creating process's event loop for a third of a second, and the
+            # watchers' frames must not wait behind that.
+            codes = [code for _, code in matches]
+            urls = [server.url(codes[k % len(codes)]) for k in range(burst)]
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "tools.bench_live", "--burst-clients",
+                cwd=BASE_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            )  # fmt: skip
+            assert proc.stdin is not None and proc.stdout is not None
+            stdin, stdout = proc.stdin, proc.stdout
+
+            async def connect_burst() -> None:
+                nonlocal burst_s
+                stdin.write(json.dumps(urls).encode() + b"\n")
+                await stdin.drain()
+                line = await stdout.readline()
+                if not line:  # its traceback is on stderr, above
+                    raise RuntimeError(f"the connecting clients' process failed (exit {await proc.wait()})")
+                result = json.loads(line)
+                burst_s = result["seconds"]
+                if result["failed"]:
+                    print(f"    {result['failed']} of the {burst} connecting clients failed")
+
+            try:
+                await asyncio.gather(connect_burst(), *tasks)
+                # Then they all close at once, as a room's tablets do when a proxy or the clients'
+                # own machine goes: the server tears them all down in a few loop iterations.
+                t2 = time.time()
+                stdin.write(b"close\n")
+                stdin.close()
+                tasks = [collect_words(ws, interval, t2 + CLOSE_S, closing, True) for ws in watchers]
+                await asyncio.gather(*tasks)
+                if code := await proc.wait():
+                    raise RuntimeError(f"the connecting clients' process failed (exit {code})")
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
         await close_all(watchers)
     from competition import game, services
 
