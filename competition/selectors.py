@@ -26,12 +26,19 @@ _records: OrderedDict[tuple[int, str], game.Records] = OrderedDict()
 _lock = threading.Lock()
 
 
-def _cached(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], load: Callable[[], _T]) -> _T:
+def _peek(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str]) -> _T | None:
+    """The cached value under ``key`` (now the most recently used), or None: no database read."""
     with _lock:
         hit = cache.get(key)
         if hit is not None:
             cache.move_to_end(key)
-            return hit
+        return hit
+
+
+def _cached(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], load: Callable[[], _T]) -> _T:
+    hit = _peek(cache, key)
+    if hit is not None:
+        return hit
     value = load()  # outside the lock: a database read
     _remember(cache, key, value)
     return value
@@ -52,14 +59,8 @@ def cached_parts(
 ) -> tuple[game.MatchSpec, game.Records] | None:
     """The spec and ruling record this process has cached under these keys, or None when either
     is not (no database read)."""
-    with _lock:
-        spec = _specs.get((match_id, spec_key))
-        records = _records.get((match_id, records_key))
-        if spec is None or records is None:
-            return None
-        _specs.move_to_end((match_id, spec_key))
-        _records.move_to_end((match_id, records_key))
-        return spec, records
+    spec, records = _peek(_specs, (match_id, spec_key)), _peek(_records, (match_id, records_key))
+    return None if spec is None or records is None else (spec, records)
 
 
 def _remember(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], value: _T) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import psycopg
@@ -247,6 +248,17 @@ def published() -> Any:
     signals.events_committed.disconnect(dispatch_uid="test-driver-published")
 
 
+def recording(sent: list[str]) -> Callable[[str, list[Any]], Awaitable[list[Any] | None]]:
+    """``TICK_CONNECTIONS.execute`` that appends each statement's first word (SELECT, WITH) to
+    ``sent``."""
+
+    async def execute(sql: str, params: list[Any]) -> list[Any] | None:
+        sent.append(sql.split()[0])
+        return await driving.TICK_CONNECTIONS.execute(sql, params)
+
+    return execute
+
+
 async def test_words_stored_from_the_event_loop_are_the_engines_and_published_once_stored(
     postgres, published
 ):
@@ -319,10 +331,7 @@ async def test_words_written_after_another_process_moved_the_row_are_read_and_st
             return write()
 
     sent: list[str] = []
-
-    async def execute(sql: str, params: list[Any]) -> list[Any] | None:
-        sent.append(sql.split()[0])
-        return await driving.TICK_CONNECTIONS.execute(sql, params)
+    execute = recording(sent)
 
     def started() -> tuple[Match, services.Applied]:
         match = make_match(config={"wpm": 600}, words=40)
@@ -407,10 +416,7 @@ async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_dea
         match_id=match.id, command=game.Pause(), actor="moderator", now=due - 0.001
     )
     sent: list[str] = []
-
-    async def execute(sql: str, params: list[Any]) -> list[Any] | None:
-        sent.append(sql)
-        return await driving.TICK_CONNECTIONS.execute(sql, params)
+    execute = recording(sent)
 
     assert await services.tick_on_loop(match.id, execute, now=due, planned=stale) is None
     assert sent == []  # recomputed on the paused row (no word): the stale statement never sent
