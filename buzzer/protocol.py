@@ -198,7 +198,44 @@ COMMANDS: dict[str, CommandSpec] = {
         },
         "add points to a team",
     ),
-    "next": CommandSpec(game.Next, {}, "start the next tossup now (between questions)"),
+    "next": CommandSpec(
+        game.Next,
+        {
+            "after_index": Field(
+                _INT,
+                "the 0-based tossup the moderator saw end: if the match has gone past it, nothing happens"
+                " (no error)",
+                required=False,
+                minimum=0,
+            )
+        },
+        "start the next tossup now (between questions)",
+    ),
+    "pace": CommandSpec(
+        game.SetPace,
+        {
+            "between_questions": Field(
+                _NUM,
+                "seconds from the end of a question (bonus included) to the next tossup; absent or null: the"
+                " moderator presses next",
+                required=False,
+                minimum=0,
+                maximum=game.MAX_PACE,
+            )
+        },
+        "set the pace between questions (a wait under way restarts from now)",
+    ),
+    "correct_ruling": CommandSpec(
+        game.CorrectRuling,
+        {
+            "history_index": Field(
+                _INT, "position in the snapshot's `history`: the newest tossup ruling or a part of its bonus"
+            ),
+            "ruling": Field(_STR, "the ruling it should have had", choices=tuple(game.TOSSUP_CORRECTIONS)),
+            "reason": Field(_STR, "why (shown in the log, the recap and the exports)", max_length=200),
+        },
+        "change a ruling after the fact (`ruling_corrected`): scores, bonus and buzz log follow",
+    ),
     "end": CommandSpec(game.End, {}, "end the match"),
     "replay": CommandSpec(
         game.ReplayTossup,

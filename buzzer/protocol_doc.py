@@ -228,7 +228,7 @@ def _field_md(name: str, f: protocol.Field) -> str:
     if f.choices:
         bits = [" / ".join(f"`{c}`" for c in f.choices)]
     if f.minimum is not None:
-        bits.append(f"{f.minimum:g}–{f.maximum:g}")
+        bits.append(f"{f.minimum:g}–{f.maximum:g}" if f.maximum is not None else f"≥ {f.minimum:g}")
     if f.max_length is not None:
         bits.append(f"≤ {f.max_length:,} chars")
     opt = "" if f.required else ", optional"

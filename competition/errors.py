@@ -45,6 +45,7 @@ RULE_CODES: dict[str, str] = {
     "unknown_team": "no such team in the match",
     "unknown_protest": "no such open protest",
     "nothing_to_undo": "undo with no ruling to undo",
+    "not_correctable": "a correction of a ruling that is not the newest tossup ruling or a part of its bonus",
     "no_tossups": "start with no tossups",
     "already_buzzed": "this bot seat already has a would-be or pending buzz on this tossup",
     "no_pending_buzz": "a confirmation with no semi-autonomous buzz waiting for it",

@@ -7,7 +7,9 @@ import stored (``competition.interchange``).
 true``) with ``cycle``, ``qid`` (the source's id, else ours), ``question_id``, ``external_id``,
 ``index`` (0-based place in the packet), ``token_count``, server times, ``tossup.responses[]``
 (``playerId``, ``playerName``, ``teamId``, ``teamName``, ``isBot``, 0-based ``position``, ``guess``,
-``points``, ``isCorrect``, the judge's ``verdict``, the ``ruling``, ``undone``, times, ``race``),
+``points``, ``isCorrect``, the judge's ``verdict``, the ``ruling``, ``undone``, times, ``race``; a
+ruling corrected after the fact holds what stands and, under ``corrected``, the ruling, points
+and reason it replaced),
 ``bonus`` (``bonus_id``, ``index``, ``teamId``, ``teamName``, ``parts[]``: each with the
 captain's ``decision`` and ``aiRevealed``, whether a bot of the team had suggested an answer to
 its seats before the part was ruled), ``adjustments`` and ``protests``.
@@ -130,6 +132,8 @@ def play_log(match: Match) -> list[dict[str, Any]]:
             cycle["tossup"]["outcome"] = cycle["tossup"]["outcome"] or "replayed"
         elif ev.event == "ruling_undone":
             _undo(out, d)
+        elif ev.event == "ruling_corrected":
+            _correct(out, d)
         elif ev.event == "bonus_withdrawn":
             for earlier in reversed(out):  # the cycle whose correct buzz was undone
                 if earlier["bonus"] is not None and earlier["bonus"]["bonus_id"] == d["bonus_id"]:
@@ -177,6 +181,31 @@ def _without_scores(d: dict[str, Any]) -> dict[str, Any]:
 
 def _last_response(cycle: dict[str, Any], player_id: int) -> dict[str, Any] | None:
     return next((r for r in reversed(cycle["tossup"]["responses"]) if r["playerId"] == player_id), None)
+
+
+def _correct(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
+    """A ``ruling_corrected``: the newest standing ruling it names takes the new ruling and points,
+    and keeps what it was and why under ``corrected``; its tossup's outcome follows."""
+    for cycle in reversed(out):
+        if d["bonus_id"] is not None:
+            bonus = cycle["bonus"]
+            if bonus is None or bonus["bonus_id"] != d["bonus_id"]:
+                continue
+            ruled = next(
+                (p for p in reversed(bonus["parts"]) if p["part"] == d["part"] and not p["undone"]), None
+            )
+        elif cycle["question_id"] == d["question_id"]:
+            ruled = _last_response(cycle, d["player_id"])
+            if d["outcome"] is not None:
+                cycle["tossup"]["outcome"] = d["outcome"]
+        else:
+            continue
+        if ruled is not None:
+            before = {"ruling": d["ruling_before"], "points": d["points_before"], "reason": d["reason"]}
+            ruled.update(
+                ruling=d["ruling"], points=d["points"], isCorrect=d["ruling"] == "correct", corrected=before
+            )
+        return
 
 
 def _undo(out: list[dict[str, Any]], d: dict[str, Any]) -> None:

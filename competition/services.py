@@ -617,10 +617,13 @@ def _store(
     deadline = new.next_deadline
     match_id = match.id
     transaction.on_commit(lambda: _publish(match_id, out, deadline))
-    if match.status == Match.Status.ENDED and any(r.event == "match_ended" for r in rows):
+    ended = any(r.event == "match_ended" for r in rows)
+    corrected = old.status == "ended" and any(r.event == "ruling_corrected" for r in rows)
+    if match.status == Match.Status.ENDED and (ended or corrected):
         # One durable job per subscriber (competition.signals.on_match_ended), stored with the
         # match end and sent after commit; sweep_outbox() resends what the broker never got
-        # (Redis down at that moment, worker gone).
+        # (Redis down at that moment, worker gone). A ruling corrected after the end sends
+        # them again (their work is idempotent), so the fits follow the correction.
         for topic in signals.match_ended_topics():
             job = Outbox.objects.create(topic=topic, match=match, payload={"match_id": match_id})
             transaction.on_commit(lambda pk=job.pk: _dispatch(pk))
@@ -828,6 +831,12 @@ def _project(
                 )
             else:
                 _current_buzz(match, d).update(ruling="undone", points=0)
+        elif row.event == "ruling_corrected":
+            # The log keeps the ruling given first in the event; the buzz log holds what stands.
+            if d["bonus_id"] is not None:
+                _current_part(match, d).update(ruling=d["ruling"], points=d["points"])
+            else:
+                _current_buzz(match, d).update(ruling=d["ruling"], points=d["points"])
         elif row.event == "bonus_part_ruled":
             BonusPartResult.objects.create(
                 match=match,
@@ -856,6 +865,13 @@ def _current_buzz(match: Match, d: dict[str, Any]):
     qs = Buzz.objects.filter(match=match, tossup_id=d["question_id"], player_id=d["player_id"])
     last = qs.order_by("-seq").values_list("id", flat=True).first()
     return Buzz.objects.filter(id=last)
+
+
+def _current_part(match: Match, d: dict[str, Any]):
+    """The latest result row of this bonus part (a part is ruled again only after an undo)."""
+    qs = BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"])
+    last = qs.exclude(ruling="undone").order_by("-seq").values_list("id", flat=True).first()
+    return BonusPartResult.objects.filter(id=last)
 
 
 # --- thin command helpers used by the edges -------------------------------------------------

@@ -51,8 +51,8 @@ class MatchCreateForm(forms.Form):
         initial=True,
         label="Advance automatically",
         help_text=(
-            "the next tossup starts a few seconds after each tossup (and its bonus) ends; "
-            "untick to wait for your Next"
+            "the next tossup starts 10 s after each tossup (and its bonus) ends, time for the room to "
+            "read the recap; untick to wait for your Next (the dashboard changes the pace any time)"
         ),
     )
 

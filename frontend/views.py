@@ -188,6 +188,10 @@ def dashboard(request: HttpRequest, code: str) -> HttpResponse:
                 "code": match.join_code,
                 "token": match.moderator_token,
                 "csrf": get_token(request),
+                # The fit this match's end queues (irt.tasks.fit_after_match): its progress at the end.
+                "fit_dataset": f"match:{match.id}",
+                "fit_progress_url": reverse("frontend:fit_progress"),
+                "fit_url": reverse("frontend:analysis_fit", args=[0]),
             },
             "flag_problems": FLAG_PROBLEMS,
         },
@@ -413,17 +417,21 @@ def api_questions(request: HttpRequest, code: str) -> JsonResponse:
     """The match's tossups for the moderator's preview and question list: ``{tossups: [{index,
     question_id, category, tokens, power_index, superpower_index, answer_line, outcome}]}`` in
     reading order. ``tokens``: every word (marks removed); ``power_index``: words before the power
-    mark (None: unmarked); ``outcome``: answered|dead|skipped as the tossup last ended, None while
-    unread or replayed since. 403 ``forbidden`` without moderator rights."""
+    mark (None: unmarked); ``outcome``: answered|dead|skipped as the tossup last ended (or as a
+    corrected ruling left it), None while unread or replayed since. 403 ``forbidden`` without moderator rights."""
     match = _moderated_match(request, code)
     if isinstance(match, JsonResponse):
         return match
     outcomes: dict[int, str | None] = {}
-    ends = match.events.filter(event__in=("tossup_started", "tossup_replayed", "tossup_ended")).order_by(
-        "seq"
-    )
-    for event, payload in ends.values_list("event", "payload"):
-        outcomes[payload["question_id"]] = payload["outcome"] if event == "tossup_ended" else None
+    kinds = ("tossup_started", "tossup_replayed", "tossup_ended", "ruling_corrected")
+    for event, payload in (
+        match.events.filter(event__in=kinds).order_by("seq").values_list("event", "payload")
+    ):
+        if event == "ruling_corrected":  # a corrected ruling changes an ended tossup's outcome
+            if payload["outcome"] is not None:
+                outcomes[payload["question_id"]] = payload["outcome"]
+        else:
+            outcomes[payload["question_id"]] = payload["outcome"] if event == "tossup_ended" else None
     tossups = [
         {
             "index": k,

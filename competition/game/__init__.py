@@ -10,7 +10,8 @@ Where things are:
 * ``bonus``: bonus parts, answers and rulings; the captain's own/consult/abstain decisions.
 * ``proposals``, ``hybrid``: muted and semi-autonomous bot seats (would-be and pending buzzes,
   confirmation), the moderator's delegation of an answer to the team's AI.
-* ``corrections``: undo, point adjustments, protests, replaying a tossup.
+* ``corrections``: undo, correcting a ruling after the fact, point adjustments, protests,
+  replaying a tossup.
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
 """
@@ -25,6 +26,7 @@ from .commands import (
     Buzz,
     Command,
     ConfirmBuzz,
+    CorrectRuling,
     DecideBonus,
     Delegate,
     End,
@@ -39,12 +41,15 @@ from .commands import (
     Rule,
     RuleViolation,
     SeatPlayer,
+    SetPace,
     SetSpeed,
     Skip,
     Start,
     Tick,
     Undo,
 )
+from .corrections import MAX_REASON, PART_CORRECTIONS, TOSSUP_CORRECTIONS
+from .flow import MAX_PACE
 from .machine import apply
 from .records import (
     Adjustment,
@@ -85,7 +90,11 @@ from .view import apply_event, event_audiences, view
 
 __all__ = [
     "MAX_DELAY_BOUND",
+    "MAX_PACE",
+    "MAX_REASON",
     "MEDIA_URL",
+    "PART_CORRECTIONS",
+    "TOSSUP_CORRECTIONS",
     "AddTeam",
     "Adjust",
     "Adjustment",
@@ -100,6 +109,7 @@ __all__ = [
     "Candidate",
     "Command",
     "ConfirmBuzz",
+    "CorrectRuling",
     "DecideBonus",
     "Delegate",
     "End",
@@ -126,6 +136,7 @@ __all__ = [
     "RuleViolation",
     "RulingRecord",
     "SeatPlayer",
+    "SetPace",
     "SetSpeed",
     "Skip",
     "Start",

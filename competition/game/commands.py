@@ -251,7 +251,32 @@ class Reveal:
 
 @dataclass(frozen=True)
 class Next:
-    """Moderator: start the next tossup now (between questions)."""
+    """Moderator: start the next tossup now (between questions). ``after_index``: the 0-based
+    tossup the moderator saw ending; when the match has already gone past it (the pace started the
+    next one meanwhile), Next changes nothing instead of being refused, so a click never races
+    the clock."""
+
+    after_index: int | None = None
+
+
+@dataclass(frozen=True)
+class SetPace:
+    """How the match goes on between questions: the next tossup starts ``between_questions``
+    seconds after one ends (bonus included), or, with None, when the moderator presses Next."""
+
+    between_questions: float | None = None
+
+
+@dataclass(frozen=True)
+class CorrectRuling:
+    """Moderator: change a ruling after the fact, as one ``ruling_corrected`` event with the
+    ``reason``. ``history_index``: the position in ``MatchState.history`` of the newest tossup
+    ruling not undone, or of a part of the bonus it earned; ``ruling``: correct|wrong|no_penalty
+    for a tossup buzz, correct|wrong for a bonus part. See ``corrections.correct_ruling``."""
+
+    history_index: int
+    ruling: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -283,5 +308,7 @@ Command = (
     | Protest
     | Reveal
     | Next
+    | SetPace
+    | CorrectRuling
     | End
 )

@@ -1,20 +1,28 @@
-"""Corrections: undo the last ruling, adjust points, mark and resolve protests, replay a tossup."""
+"""Corrections: undo the last ruling, correct a ruling after the fact, adjust points, mark and
+resolve protests, replay a tossup."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from competition.vocabulary import Ruling
+from competition.vocabulary import Ruling, TossupOutcome
+from scoring.rules import bonus_points, tossup_points
 
-from .commands import Adjust, Event, Protest, RuleViolation
-from .events import BonusWithdrawn, PointsAdjusted, TossupReplayed
-from .flow import start_tossup
+from .bonus import start_bonus
+from .commands import Adjust, CorrectRuling, Event, Protest, RuleViolation
+from .events import BonusWithdrawn, PointsAdjusted, RulingCorrected, TossupReplayed
+from .flow import go_between, start_tossup
 from .guards import require_running, score_table
 from .proposals import close_proposals
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
 from .state import BONUS_PHASES, MatchState
-from .tossup import buzz_lost
+from .tossup import buzz_lost, end_tossup
+
+# The rulings a correction may give: a tossup buzz, a bonus part.
+TOSSUP_CORRECTIONS = (Ruling.CORRECT, Ruling.WRONG, Ruling.NO_PENALTY)
+PART_CORRECTIONS = (Ruling.CORRECT, Ruling.WRONG)
+MAX_REASON = 200  # characters
 
 
 def undo(st: MatchState, now: float, ev: list[Event]) -> None:
@@ -50,11 +58,10 @@ def undo(st: MatchState, now: float, ev: list[Event]) -> None:
     withdrawn = st.bonus if withdraw else None
     if withdrawn is not None:
         st.bonus = None
-        st.phase = "between"
-        st.between_deadline = now + st.config.between_questions if st.config.auto_advance else None
     ev.append(Event("ruling_undone", undone_data(st, entry, position)))
     if withdrawn is not None:
         ev.append(BonusWithdrawn(withdrawn.bonus_id, withdrawn.team_id).event())
+        go_between(st, now, ev)
 
 
 def _mark_undone(st: MatchState, position: int) -> RulingRecord:
@@ -149,3 +156,205 @@ def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
         ev.append(Event("ruling_undone", {**undone_data(st, entry, position), "reason": "tossup_replayed"}))
     ev.append(TossupReplayed(t.question_id, t.index, score_table(st)).event())
     start_tossup(st, t.index, now, ev)
+
+
+def correctable(st: MatchState) -> list[int]:
+    """The history positions :func:`correct_ruling` takes, oldest first: the newest tossup ruling
+    not undone, then the parts (not undone) of the bonus it earned. Empty before any ruling."""
+    position = next(
+        (
+            i
+            for i in range(len(st.history) - 1, -1, -1)
+            if _is_tossup(st.history[i]) and not st.history[i].undone
+        ),
+        None,
+    )
+    if position is None:
+        return []
+    index = st.history[position].tossup_index
+    parts = [
+        i
+        for i in range(position + 1, len(st.history))
+        if isinstance(st.history[i], BonusRuling)
+        and not st.history[i].undone
+        and st.history[i].tossup_index == index
+    ]
+    return [position, *parts]
+
+
+def _is_tossup(entry: RulingRecord) -> bool:
+    return isinstance(entry, TossupRuling)
+
+
+def correct_ruling(st: MatchState, cmd: CorrectRuling, now: float, ev: list[Event]) -> None:
+    """Change a ruling after the fact, leaving the match as if the moderator had ruled that way
+    (one ``ruling_corrected`` event, then what follows from it):
+
+    - a tossup buzz made correct while its tossup is still read ends it, its team's bonus follows;
+      made correct just after its tossup ended (between questions, no bonus read since), the
+      bonus follows; the points are those of the buzz's position (power, ten, the bot's weight);
+    - a correct buzz made wrong (a neg as the original ruling would have given it: not at the end
+      of the tossup, not after another team's neg unless the preset allows it) or no penalty
+      takes its bonus with it (each ruled part reversed, ``ruling_undone``; a bonus being read is
+      withdrawn); its tossup, whose answer everyone has seen, ends dead and is not read on;
+    - a bonus part takes its new points.
+
+    Once the match has gone on to another tossup (or ended), only the points change. Refusals:
+    ``not_correctable`` (not the newest tossup ruling or a part of its bonus, or an abstained
+    part), ``bad_value`` (a ruling it cannot be given, the same ruling, no reason or one over
+    :data:`MAX_REASON` characters), ``bad_phase`` (another buzz on that tossup is being answered)."""
+    if st.status == "lobby":
+        raise RuleViolation("not_live", "nothing has been ruled yet")
+    reason = cmd.reason.strip() if isinstance(cmd.reason, str) else ""
+    if not 0 < len(reason) <= MAX_REASON:
+        raise RuleViolation("bad_value", f"say why, in 1 to {MAX_REASON} characters")
+    position = cmd.history_index
+    if isinstance(position, bool) or not isinstance(position, int) or position not in correctable(st):
+        raise RuleViolation("not_correctable")
+    entry = st.history[position]
+    at = st.paused_at if st.paused and st.paused_at is not None else now
+    if isinstance(entry, TossupRuling):
+        _correct_tossup(st, position, entry, cmd.ruling, reason, at, ev)
+    else:
+        _correct_part(st, position, entry, cmd.ruling, reason, ev)
+
+
+def _check_ruling(ruling: str, allowed: tuple[Ruling, ...], before: str) -> Ruling:
+    if ruling not in allowed:
+        raise RuleViolation("bad_value", f"ruling must be one of {', '.join(allowed)}")
+    if ruling == before:
+        raise RuleViolation("bad_value", f"it is already ruled {before}")
+    return Ruling(ruling)
+
+
+def _correct_tossup(
+    st: MatchState, position: int, entry: TossupRuling, given: str, reason: str, at: float, ev: list[Event]
+) -> None:
+    ruling = _check_ruling(given, TOSSUP_CORRECTIONS, entry.ruling)
+    t = st.tossup
+    current = st.status == "running" and t is not None and t.index == entry.tossup_index
+    if current and t is not None and t.buzz is not None:
+        raise RuleViolation("bad_phase", "another buzz on this tossup is being answered: rule it first")
+    spec = st.tossups[entry.tossup_index]
+    answerer = st.player(entry.answerer_id if entry.answerer_id is not None else entry.player_id)
+    prior_neg = any(
+        isinstance(h, TossupRuling) and h.tossup_index == entry.tossup_index and not h.undone and h.points < 0
+        for h in st.history[:position]
+    )
+    points = 0
+    if ruling != Ruling.NO_PENALTY:
+        points = tossup_points(
+            st.config.preset,
+            correct=ruling == Ruling.CORRECT,
+            token_index=entry.token_index,
+            token_count=entry.token_count,
+            power_index=spec.power_index,
+            superpower_index=spec.superpower_index,
+            fully_read=entry.fully_read,
+            prior_neg=prior_neg,
+            weight_class=answerer.weight_class if answerer is not None and answerer.kind == "bot" else None,
+        )
+    st.history[position] = replace(entry, ruling=ruling, points=points)
+    st.scores[str(entry.team_id)] += points - entry.points
+    live = current and t is not None and t.outcome is None
+    outcome: str | None = None
+    if current and t is not None:
+        t.neg_given = any(
+            isinstance(h, TossupRuling) and h.tossup_index == t.index and not h.undone and h.points < 0
+            for h in st.history
+        )
+        if not live:  # it has ended: answered now, or dead (its answer was shown: it is not read on)
+            if ruling == Ruling.CORRECT:
+                t.outcome = TossupOutcome.ANSWERED
+            elif entry.ruling == Ruling.CORRECT:
+                t.outcome = TossupOutcome.DEAD
+            outcome = t.outcome
+    ev.append(
+        RulingCorrected(
+            history_index=position,
+            tossup_index=entry.tossup_index,
+            question_id=entry.question_id,
+            bonus_id=None,
+            part=None,
+            player_id=entry.player_id,
+            team_id=entry.team_id,
+            ruling_before=entry.ruling,
+            points_before=entry.points,
+            ruling=ruling,
+            points=points,
+            reason=reason,
+            outcome=outcome,
+            scores=score_table(st),
+        ).event()
+    )
+    if entry.ruling == Ruling.CORRECT:
+        _take_bonus_back(st, position, entry, current, at, ev)
+    elif ruling == Ruling.CORRECT and live:
+        end_tossup(st, TossupOutcome.ANSWERED, at, ev, winner_team=entry.team_id)
+    elif ruling == Ruling.CORRECT and current and st.phase == "between" and st.bonus is None:
+        _late_bonus(st, entry.team_id, at, ev)
+
+
+def _late_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> None:
+    """The bonus of a buzz made correct after its tossup ended, while the match waits between
+    questions (nothing has been read since); none when the packet has no bonus left."""
+    if st.bonus_index < len(st.bonuses):
+        st.between_deadline = None
+        start_bonus(st, team_id, at, ev)
+
+
+def _take_bonus_back(
+    st: MatchState, position: int, entry: TossupRuling, current: bool, at: float, ev: list[Event]
+) -> None:
+    """The bonus a correct buzz earned, once that buzz is ruled otherwise: its ruled parts are
+    reversed newest first; while it is still the match's bonus it is withdrawn."""
+    for i in range(len(st.history) - 1, position, -1):
+        part = st.history[i]
+        if isinstance(part, BonusRuling) and not part.undone and part.tossup_index == entry.tossup_index:
+            part = _mark_undone(st, i)
+            ev.append(Event("ruling_undone", {**undone_data(st, part, i), "reason": "ruling_corrected"}))
+    withdrawn = st.bonus if current else None
+    if withdrawn is None:
+        return
+    st.bonus = None
+    ev.append(BonusWithdrawn(withdrawn.bonus_id, withdrawn.team_id).event())
+    if st.phase in BONUS_PHASES:
+        go_between(st, at, ev)
+
+
+def _correct_part(
+    st: MatchState, position: int, entry: BonusRuling, given: str, reason: str, ev: list[Event]
+) -> None:
+    if entry.ruling == Ruling.ABSTAINED:
+        raise RuleViolation("not_correctable", "an abstained part is the captain's choice, not a ruling")
+    ruling = _check_ruling(given, PART_CORRECTIONS, entry.ruling)
+    spec = next(b for b in st.bonuses if b.bonus_id == entry.bonus_id).parts[entry.part]
+    answerer = st.player(entry.player_id) if entry.player_id is not None else None
+    bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
+    points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, entry.decision)
+    st.history[position] = replace(entry, ruling=ruling, points=points)
+    st.scores[str(entry.team_id)] += points - entry.points
+    b = st.bonus
+    if b is not None and b.bonus_id == entry.bonus_id:
+        b.results = [
+            replace(r, ruling=ruling, points=points) if r.part == entry.part else r for r in b.results
+        ]
+        b.points += points - entry.points
+    ev.append(
+        RulingCorrected(
+            history_index=position,
+            tossup_index=entry.tossup_index,
+            question_id=None,
+            bonus_id=entry.bonus_id,
+            part=entry.part,
+            player_id=entry.player_id,
+            team_id=entry.team_id,
+            ruling_before=entry.ruling,
+            points_before=entry.points,
+            ruling=ruling,
+            points=points,
+            reason=reason,
+            outcome=None,
+            scores=score_table(st),
+        ).event()
+    )

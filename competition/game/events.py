@@ -57,6 +57,26 @@ class SpeedChanged(Payload):
     wpm: float
 
 
+@dataclass(frozen=True, slots=True)
+class PaceChanged(Payload):
+    """The next tossup now starts ``between_questions`` seconds after one ends (None: when the
+    moderator presses Next); ``next_tossup_at``: when the next one starts if the match is between
+    questions now (None otherwise, or when the moderator advances)."""
+
+    EVENT = "pace_changed"
+    between_questions: float | None
+    next_tossup_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class BetweenQuestions(Payload):
+    """A tossup (and its bonus) is over and another follows: it starts at ``next_tossup_at``
+    (None: when the moderator presses Next)."""
+
+    EVENT = "between_questions"
+    next_tossup_at: float | None
+
+
 # -- match flow -----------------------------------------------------------------------------
 
 
@@ -348,6 +368,7 @@ class Prompted(Payload):
 @dataclass(frozen=True, slots=True)
 class BuzzRuled(Payload):
     """A tossup buzz ruled (``ruling``: correct|wrong|no_penalty|timeout) and scored;
+    ``fully_read``: the whole tossup had been read when it arrived (a wrong answer is no neg);
     ``answerer_id`` (only when the moderator delegated the answer): the bot seat that answered."""
 
     EVENT = "buzz_ruled"
@@ -362,6 +383,7 @@ class BuzzRuled(Payload):
     token_count: int
     tossup_index: int
     at: float
+    fully_read: bool
     scores: dict[str, int]
     answerer_id: int | None = None
 
@@ -517,12 +539,41 @@ class BonusEnded(Payload):
 @dataclass(frozen=True, slots=True)
 class BonusWithdrawn(Payload):
     """Follows the ``ruling_undone`` of the correct buzz that earned bonus ``bonus_id``, undone
-    while the bonus was being read: the bonus is taken back (its ruled parts were undone first)
-    and the match goes to between questions."""
+    while the bonus was being read, or its ``ruling_corrected`` to another ruling while the bonus
+    is the match's (read or just over): the bonus is taken back (its ruled parts were reversed
+    first) and the match waits between questions."""
 
     EVENT = "bonus_withdrawn"
     bonus_id: int
     team_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RulingCorrected(Payload):
+    """The moderator changed the ruling at ``history_index`` after the fact, for ``reason``: a
+    tossup buzz (``bonus_id``/``part`` null) or a bonus part, from ``ruling_before`` /
+    ``points_before`` to ``ruling`` / ``points``. ``outcome``: the tossup's outcome now, when it had
+    already ended (answered|dead; null when it is still being read: its ``tossup_ended`` follows,
+    or when the match has gone past it). What follows in the same command: a tossup made correct
+    while live ends (``tossup_ended``, then its bonus); one made correct just after it ended gets
+    its bonus (``bonus_started``); a correct buzz made wrong takes its bonus with it (each ruled
+    part ``ruling_undone``, then ``bonus_withdrawn`` while it was being read)."""
+
+    EVENT = "ruling_corrected"
+    history_index: int
+    tossup_index: int
+    question_id: int | None
+    bonus_id: int | None
+    part: int | None
+    player_id: int | None
+    team_id: int
+    ruling_before: str
+    points_before: int
+    ruling: str
+    points: int
+    reason: str
+    outcome: str | None
+    scores: dict[str, int]
 
 
 # ``ruling_undone`` and the protest events are built in ``corrections`` from the records they

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .commands import AddTeam, Event, Rename, RuleViolation, SeatPlayer
-from .events import MatchEnded, MatchStarted, PlayerJoined, Renamed, TeamAdded, TossupAnswer, TossupStarted
-from .guards import score_table
+from .commands import AddTeam, Event, Next, Rename, RuleViolation, SeatPlayer, SetPace
+from .events import (
+    BetweenQuestions,
+    MatchEnded,
+    MatchStarted,
+    PaceChanged,
+    PlayerJoined,
+    Renamed,
+    TeamAdded,
+    TossupAnswer,
+    TossupStarted,
+)
+from .guards import require_running, score_table
 from .specs import KINDS, Kind, PlayerSpec, TeamSpec, check_seat
 from .state import MatchState, TossupRun
 
@@ -38,6 +48,7 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
 
 
 MAX_NAME = 100  # Team.name / Player.name column width
+MAX_PACE = 600.0  # seconds between questions at most (longer: the moderator advances)
 
 
 def add_team(st: MatchState, cmd: AddTeam, ev: list[Event]) -> None:
@@ -99,11 +110,49 @@ def start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> None
 
 
 def after_question(st: MatchState, at: float, ev: list[Event]) -> None:
+    """The question (tossup and bonus) is over: the match ends after the last tossup, else waits
+    between questions."""
     if st.tossup_index + 1 >= len(st.tossups):
         end_match(st, ev)
         return
+    go_between(st, at, ev)
+
+
+def go_between(st: MatchState, at: float, ev: list[Event]) -> None:
+    """Between questions from ``at``: the next tossup is due after the match's pace (none is due
+    when the moderator advances)."""
     st.phase = "between"
-    st.between_deadline = at + st.config.between_questions if st.config.auto_advance else None
+    pace = st.between_questions
+    st.between_deadline = None if pace is None else at + pace
+    ev.append(BetweenQuestions(st.between_deadline).event())
+
+
+def set_pace(st: MatchState, cmd: SetPace, now: float, ev: list[Event]) -> None:
+    """The pace from now on; between questions the wait restarts from ``now`` (a deadline the
+    moderator shortens is not taken as passed)."""
+    pace = cmd.between_questions
+    if pace is not None and (
+        isinstance(pace, bool) or not isinstance(pace, int | float) or not 0 <= pace <= MAX_PACE
+    ):
+        raise RuleViolation("bad_value", f"between_questions must be 0 to {MAX_PACE:.0f} seconds, or null")
+    if st.status == "ended":
+        raise RuleViolation("bad_phase", "the match has ended")
+    st.between_questions = None if pace is None else float(pace)
+    if st.phase == "between":
+        reference = st.paused_at if st.paused and st.paused_at is not None else now
+        st.between_deadline = None if pace is None else reference + float(pace)
+    ev.append(PaceChanged(st.between_questions, st.between_deadline).event())
+
+
+def next_tossup(st: MatchState, cmd: Next, now: float, ev: list[Event]) -> None:
+    """The moderator's Next: the next tossup now. A Next for a tossup the match has already left
+    (``after_index`` below the current one) is a no-op, not a refusal."""
+    require_running(st)
+    if cmd.after_index is not None and cmd.after_index < st.tossup_index:
+        return
+    if st.phase != "between":
+        raise RuleViolation("bad_phase", "Next only between questions")
+    start_tossup(st, st.tossup_index + 1, now, ev)
 
 
 def end_match(st: MatchState, ev: list[Event]) -> None:

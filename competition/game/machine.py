@@ -28,6 +28,7 @@ from .commands import (
     Buzz,
     Command,
     ConfirmBuzz,
+    CorrectRuling,
     DecideBonus,
     Delegate,
     End,
@@ -42,14 +43,15 @@ from .commands import (
     Rule,
     RuleViolation,
     SeatPlayer,
+    SetPace,
     SetSpeed,
     Skip,
     Start,
     Tick,
     Undo,
 )
-from .corrections import adjust, mark_protest, replay_tossup, undo
-from .flow import add_team, end_match, rename, seat_player, start_match, start_tossup
+from .corrections import adjust, correct_ruling, mark_protest, replay_tossup, undo
+from .flow import add_team, end_match, next_tossup, rename, seat_player, set_pace, start_match, start_tossup
 from .guards import require_running
 from .hybrid import confirm_buzz, delegate
 from .proposals import expire_proposal
@@ -119,10 +121,11 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
         case Reveal():
             reveal(st, now, ev)
         case Next():
-            require_running(st)
-            if st.phase != "between":
-                raise RuleViolation("bad_phase", "Next only between questions")
-            start_tossup(st, st.tossup_index + 1, now, ev)
+            next_tossup(st, cmd, now, ev)
+        case SetPace():
+            set_pace(st, cmd, now, ev)
+        case CorrectRuling():
+            correct_ruling(st, cmd, now, ev)
         case End():
             if st.status == "ended":
                 raise RuleViolation("bad_phase", "match already ended")

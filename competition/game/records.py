@@ -145,7 +145,9 @@ class PartResult(Record):
 class TossupRuling(Record):
     """A ruled tossup buzz in ``MatchState.history``. ``ruling``: correct|wrong|no_penalty|timeout;
     ``undone``: reversed by Undo or ReplayTossup (its points no longer count); ``answerer_id``:
-    the bot seat that answered for the buzzer (a moderator's delegation), else None."""
+    the bot seat that answered for the buzzer (a moderator's delegation), else None;
+    ``fully_read``: the whole tossup had been read when the buzz arrived (a wrong answer then is
+    no neg), kept so that a corrected ruling is scored as the original would have been."""
 
     kind: Literal["tossup"] = field(default="tossup", init=False)
     tossup_index: int
@@ -161,6 +163,7 @@ class TossupRuling(Record):
     at: float
     undone: bool = False
     answerer_id: int | None = None
+    fully_read: bool = False
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Self:

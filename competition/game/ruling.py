@@ -129,6 +129,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             token_count=len(spec.tokens),
             at=at,
             answerer_id=b.answerer_id,
+            fully_read=b.fully_read,
         )
     )
     ev.append(
@@ -144,6 +145,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             token_count=len(spec.tokens),
             tossup_index=t.index,
             at=at,
+            fully_read=b.fully_read,
             scores=score_table(st),
             answerer_id=b.answerer_id,
         ).event()

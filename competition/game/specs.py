@@ -156,7 +156,9 @@ class MatchConfig:
     reveal; None = the preset's ``bot_delay``, else ``DEFAULT_BOT_DELAY`` (an explicit match
     setting wins over the preset: see :attr:`reaction_delay`). ``auto_rule``: apply the judge's
     verdict passed with an Answer at once instead of waiting for the moderator's Rule.
-    ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next).
+    ``auto_advance``: start the next tossup ``between_questions`` after one ends (else on Next);
+    the default gap leaves the room time to read the tossup's recap, and the moderator changes
+    the pace during the match (``SetPace``) or presses Next to go on at once.
     ``confirm_window``: how long a semi-autonomous bot's buzz waits for a teammate's or the
     moderator's confirmation before it lapses. ``unattended``: no moderator at all (simulations, practice): with ``auto_rule``, answers the
     judge cannot decide (``needs_moderator``) are ruled wrong instead of waiting for a ruling
@@ -169,7 +171,7 @@ class MatchConfig:
     dead_time: float = 5.0
     prompt_window: float = 8.0
     bonus_part_window: float = 10.0
-    between_questions: float = 2.0
+    between_questions: float = 10.0
     collection_window: float = 0.150
     bot_delay: float | None = None
     auto_rule: bool = False

@@ -177,7 +177,9 @@ class MatchState:
     """Everything the engine knows about a match. ``scores``: ``{str(team_id): points}``;
     ``history``: rulings (tossup buzzes and bonus parts, with ``undone`` flags);
     ``adjustments``: moderator point adjustments; ``protests``: open and resolved protests
-    (see ``records``); times in seconds since the epoch."""
+    (see ``records``); ``between_questions``: seconds from the end of a question (its bonus
+    included) to the next tossup, None when the moderator advances (``SetPace``; starts as the
+    config's); times in seconds since the epoch."""
 
     config: MatchConfig
     teams: list[TeamSpec]
@@ -195,6 +197,7 @@ class MatchState:
     bonus_index: int = 0
     bonus: BonusRun | None = None
     between_deadline: float | None = None
+    between_questions: float | None = None
     history: list[RulingRecord] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
     protests: list[ProtestNote] = field(default_factory=list)
@@ -282,6 +285,8 @@ class MatchState:
         the full :meth:`to_dict` form are ignored), a (cached, shared) ``spec`` and the parsed
         ``records`` (their lists are copied)."""
         run = {f.name: live[f.name] for f in fields(cls) if f.name in live and f.name not in _NOT_LIVE}
+        if "between_questions" not in live:  # stored before the pace was a live setting
+            run["between_questions"] = config_pace(spec.config)
         return cls(
             **{
                 **run,
@@ -410,4 +415,11 @@ def new_match(
         bonuses=list(bonuses),
         scores={str(t.team_id): 0 for t in teams},
         wpm=config.wpm,
+        between_questions=config_pace(config),
     )
+
+
+def config_pace(config: MatchConfig) -> float | None:
+    """The pace a match starts with: ``between_questions`` seconds, or None (the moderator
+    advances) when the config turns ``auto_advance`` off."""
+    return config.between_questions if config.auto_advance else None

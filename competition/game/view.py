@@ -66,6 +66,10 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "phase": st.phase,
         "wpm": st.wpm,
         "paused": st.paused,
+        # The pace between questions (None: the moderator advances) and, between questions, when
+        # the next tossup starts (None: on the moderator's Next).
+        "between_questions": st.between_questions,
+        "next_tossup_at": st.between_deadline if st.phase == "between" else None,
         "preset": st.config.preset.name,
         # The captain chooses own answer / consult the AI / abstain on each bonus part.
         "bonus_decisions": st.config.preset.bonus_decisions,
@@ -271,7 +275,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         case "match_started":
             v["status"] = "running"
         case "tossup_started":
-            v["phase"], v["bonus"] = "reading", None
+            v["phase"], v["bonus"], v["next_tossup_at"] = "reading", None, None
             v["tossup"] = {
                 "index": d["index"],
                 "question_id": d["question_id"],
@@ -338,7 +342,13 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             keys = ("tossup_index", "question_id", "player_id", "team_id", "guess", "verdict", "ruling")
             entry = {k: d[k] for k in (*keys, "points", "token_index", "token_count", "at")}
             v["history"].append(
-                {"kind": "tossup", **entry, "undone": False, "answerer_id": d.get("answerer_id")}
+                {
+                    "kind": "tossup",
+                    **entry,
+                    "undone": False,
+                    "answerer_id": d.get("answerer_id"),
+                    "fully_read": d["fully_read"],
+                }
             )
             t["buzz"] = None
             v["phase"] = _reading_phase(t)
@@ -353,6 +363,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 t["racing"] = []
             v["phase"] = "between"
         case "bonus_started":
+            v["next_tossup_at"] = None
             v["bonus"] = {
                 "bonus_id": d["bonus_id"],
                 "team_id": d["team_id"],
@@ -419,8 +430,27 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 b["answer_deadline"] += d["shift"]
             for p in t["proposals"] if t is not None and "proposals" in t else []:
                 p["deadline"] += d["shift"]
+            if v["next_tossup_at"] is not None:
+                v["next_tossup_at"] += d["shift"]
         case "speed_changed":
             v["wpm"] = d["wpm"]
+        case "pace_changed":
+            v["between_questions"], v["next_tossup_at"] = d["between_questions"], d["next_tossup_at"]
+        case "between_questions":
+            v["phase"], v["next_tossup_at"] = "between", d["next_tossup_at"]
+        case "bonus_withdrawn":
+            if b is not None and b["bonus_id"] == d["bonus_id"]:
+                v["bonus"] = None
+        case "ruling_corrected":
+            entry = v["history"][d["history_index"]]
+            entry.update(ruling=d["ruling"], points=d["points"])
+            if d["bonus_id"] is not None and b is not None and b["bonus_id"] == d["bonus_id"]:
+                part = b["parts"][d["part"]]
+                if part.get("result") is not None:
+                    part["result"].update(ruling=d["ruling"], points=d["points"])
+                b["points"] += d["points"] - d["points_before"]
+            if d["outcome"] is not None and t is not None and t["index"] == d["tossup_index"]:
+                t["outcome"] = d["outcome"]
         case "ruling_undone":
             if d.get("history_index") is not None:
                 entry = v["history"][d["history_index"]]
@@ -443,7 +473,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 resolved = {k: val for k, val in d.items() if k != "scores"}
                 v["protests"] = [resolved if p["protest_id"] == d["protest_id"] else p for p in v["protests"]]
         case "match_ended":
-            v["status"], v["phase"], v["paused"] = "ended", "ended", False
+            v["status"], v["phase"], v["paused"], v["next_tossup_at"] = "ended", "ended", False, None
             if t is not None and t["buzz"] is not None:  # a buzz cut off by the end: nothing pending
                 t["buzz"].update({"guess": None, "verdict": None, "reason": None} if moderator else {})
                 if not moderator:

@@ -353,7 +353,10 @@ class _Bot:
             )
         elif name == "bonus_part_ruled" and self.bonus is not None and data.get("bonus_id") == self.bonus[0]:
             self.stats["bonus_correct"] += int(data.get("ruling") == "correct")
-        elif name == "bonus_ended":
+        elif name in (
+            "bonus_ended",
+            "bonus_withdrawn",
+        ):  # withdrawn: its tossup's ruling was undone or corrected
             self.bonus = None
         return name == "match_ended"
 

@@ -12,8 +12,8 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import game, selectors, services, signals
-from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Player, Team
+from competition import exports, game, selectors, services, signals
+from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Outbox, Player, Team
 from tests.support.factories import make_match, make_packet
 
 pytestmark = pytest.mark.django_db
@@ -806,3 +806,52 @@ def test_a_bad_team_bot_is_refused_with_the_reason(bot, message):
     with pytest.raises(services.ServiceError, match=message) as err:
         services.create_match(name="x", tossup_ids=[t.id for t in tossups], teams=["Red", "Blue"], bots=[bot])
     assert err.value.code == "invalid"
+
+
+# -- a ruling corrected after the fact ----------------------------------------------------------
+
+
+def test_a_corrected_ruling_is_what_the_buzz_log_exports_and_the_fit_read(moderated):
+    """Bob's right answer was rejected; the moderator corrects it after the match ended: the buzz
+    log, the exports and the fit's input all say correct, the event keeps who and why, and the
+    match's fits are queued again."""
+    p = seats(moderated)
+    blue = str(p["bob"].team_id)
+    press(moderated, p["bob"], 2, T0 + 0.25)
+    run(moderated, game.Tick(), T0 + 0.5, actor="driver")
+    reply(moderated, p["bob"], "moby dick", T0 + 1.0)
+    run(moderated, game.Rule("reject"), T0 + 2.0)
+    assert scores(moderated)[blue] == -5
+    run(moderated, game.End(), T0 + 3.0)
+    jobs = set(signals.match_ended_topics())
+    queued = Outbox.objects.filter(match=moderated).count()
+    assert queued == len(jobs)
+
+    run(moderated, game.CorrectRuling(0, "correct", "moby dick is on the answer line"), T0 + 9.0)
+    row = Buzz.objects.get(match=moderated)
+    # a power: the buzz came before the power mark
+    assert (row.ruling, row.points, row.guess, row.verdict) == ("correct", 15, "moby dick", "accept")
+    (corrected,) = log(moderated, "ruling_corrected")
+    assert corrected.actor == "moderator"
+    assert {
+        k: corrected.payload[k] for k in ("ruling_before", "points_before", "ruling", "points", "reason")
+    } == {
+        "ruling_before": "wrong",
+        "points_before": -5,
+        "ruling": "correct",
+        "points": 15,
+        "reason": "moby dick is on the answer line",
+    }
+    assert scores(moderated)[blue] == 15
+    (cycle,) = exports.play_log(moderated)
+    (response,) = cycle["tossup"]["responses"]
+    assert (response["ruling"], response["points"], response["isCorrect"]) == ("correct", 15, True)
+    assert response["corrected"] == {
+        "ruling": "wrong",
+        "points": -5,
+        "reason": "moby dick is on the answer line",
+    }
+    # The fit reads the buzz as correct, and the match's end jobs are stored again for it.
+    play = selectors.match_play(moderated.id)
+    assert [(b.player_id, b.correct) for b in play.buzzes] == [(p["bob"].id, True)]
+    assert Outbox.objects.filter(match=moderated).count() == 2 * queued

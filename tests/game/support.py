@@ -55,6 +55,7 @@ def make_state(
     on the human teams (``SEMI_A``, ``MUTED_B``, ``AUTO_B``); question ids 100+i
     (``texts`` overrides the generated tossup texts),
     answer lines ANSWER-LINE-<i> (never used as a guess), bonus ids 500+i."""
+    config.setdefault("between_questions", 2.0)  # the engine tests' short gap (the default is 10 s)
     cfg = MatchConfig(preset=load_preset(preset), wpm=WPM, **config)
     teams = [TeamSpec(TEAM_A, "Alpha", "human"), TeamSpec(TEAM_B, "Beta", "human")]
     players = [

@@ -219,8 +219,9 @@ def test_undo_of_the_correct_buzz_withdraws_its_bonus():
     events = d.do(Undo(), T0 + 4)
     assert d.state.scores[str(TEAM_A)] == 0
     assert d.state.bonus is None and d.state.phase == "between"  # the team no longer has a bonus
-    assert [e.event for e in events] == ["ruling_undone", "bonus_withdrawn"]
+    assert [e.event for e in events] == ["ruling_undone", "bonus_withdrawn", "between_questions"]
     assert events[1].data == {"bonus_id": 500, "team_id": TEAM_A}
+    assert events[2].data == {"next_tossup_at": None}  # auto_advance off: the moderator goes on
     assert view(d.state, "all")["bonus"] is None
     assert refused(d, BonusAnswer(HUMAN_A, 500, 0, "yes", "accept"), T0 + 5) == "not_live"
     d.do(Next(), T0 + 6)  # the moderator goes on (auto_advance off: nothing happens until Next)

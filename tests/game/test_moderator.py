@@ -101,14 +101,14 @@ CASES: list[tuple[str, list[tuple[float, Command]], dict[str, int], list[str], A
         "reveal while reading ends the tossup dead and shows the answer",
         [(3.5, Reveal())],
         scores(0, 0),
-        ["tossup_revealed", "tossup_ended"],
+        ["tossup_revealed", "tossup_ended", "between_questions"],
         lambda st: st.phase == "between" and view(st, "all")["tossup"]["answer_line"] == "ANSWER-LINE-0",
     ),
     (
         "reveal in dead time after a neg keeps the neg",
         [*NEG_B, (10.5, Reveal())],
         scores(0, -5),
-        ["tossup_revealed", "tossup_ended"],
+        ["tossup_revealed", "tossup_ended", "between_questions"],
         lambda st: st.tossup.outcome == "dead",
     ),
     (

@@ -371,6 +371,7 @@ def test_moderator_prompt_then_accept():
         "token_count": 10,
         "tossup_index": 0,
         "at": T0 + 6,
+        "fully_read": False,
         "scores": {str(TEAM_A): 15, str(TEAM_B): 0, str(TEAM_BOT): 0},
     }
 

@@ -18,6 +18,7 @@ from competition.game import (
     BonusSuggestion,
     Buzz,
     ConfirmBuzz,
+    CorrectRuling,
     DecideBonus,
     Delegate,
     End,
@@ -32,6 +33,7 @@ from competition.game import (
     Rule,
     RuleViolation,
     SeatPlayer,
+    SetPace,
     SetSpeed,
     Skip,
     Start,
@@ -42,6 +44,7 @@ from competition.game import (
     event_audiences,
     view,
 )
+from competition.game.corrections import correctable
 from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS, BonusDecision
 
 from .support import BOT, HUMAN_A, HUMAN_B, T0, TEAM_A, TEAM_B, make_state
@@ -61,6 +64,8 @@ ACTIONS = (
     "pause",
     "resume",
     "speed",
+    "pace",
+    "correct",
     "replay",
     "reveal",
     "adjust",
@@ -98,13 +103,13 @@ def likely_actions(state: MatchState) -> list[str]:
     """Every action, weighted towards what moves the current phase on; rarely the end."""
     focus = {
         "lobby": ["seat", "start"],
-        "reading": ["tick", "buzz", "buzz", "confirm"],
-        "dead_time": ["tick", "buzz", "confirm"],
+        "reading": ["tick", "buzz", "buzz", "confirm", "correct"],
+        "dead_time": ["tick", "buzz", "confirm", "correct"],
         "answering": ["answer", "answer", "rule", "tick", "delegate"],
-        "ruling": ["rule", "rule", "undo"],
-        "bonus": ["bonus_answer", "bonus_answer", "tick", "suggest", "decide", "decide"],
-        "bonus_ruling": ["rule", "rule"],
-        "between": ["tick", "next"],
+        "ruling": ["rule", "rule", "undo", "correct"],
+        "bonus": ["bonus_answer", "bonus_answer", "tick", "suggest", "decide", "decide", "correct"],
+        "bonus_ruling": ["rule", "rule", "correct"],
+        "between": ["tick", "next", "correct", "pace"],
     }.get(state.phase, [])
     return [*ACTIONS[:-1], *focus * 4, "end"]
 
@@ -176,7 +181,16 @@ def command_for(action: str, state: MatchState, draw, next_seat: list[int]):
         return BonusAnswer(
             draw(st.sampled_from(team)), b.bonus_id, b.part, "guess", verdict, "r", "Be specific"
         )
-    simple = {"undo": Undo, "skip": Skip, "next": Next, "pause": Pause, "resume": Resume}
+    if action == "next":  # a Next the match has gone past is a no-op
+        return Next(draw(st.sampled_from([None, state.tossup_index, state.tossup_index - 1])))
+    if action == "pace":
+        return SetPace(draw(st.sampled_from([None, 0.0, 4.0, -1.0])))
+    if action == "correct":  # mostly a ruling that may be corrected, sometimes one that may not
+        positions = correctable(state) or [len(state.history) - 1]
+        position = draw(st.sampled_from([*positions * 3, positions[0] - 1]))
+        ruling = draw(st.sampled_from(["correct", "correct", "wrong", "no_penalty", "timeout"]))
+        return CorrectRuling(position, ruling, draw(st.sampled_from(["misheard", "misheard", ""])))
+    simple = {"undo": Undo, "skip": Skip, "pause": Pause, "resume": Resume}
     simple |= {"replay": ReplayTossup, "reveal": Reveal, "end": End}
     if action in simple:
         return simple[action]()

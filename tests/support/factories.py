@@ -53,7 +53,8 @@ def make_match(*, config: dict[str, Any] | None = None, bots: bool = True, **pac
         preset="naqt",
         teams=["Red", "Blue"],
         bots=[{"name": "bot", "weight_class": "light"}] if bots else [],
-        config={"wpm": 600, "auto_rule": True, **(config or {})},
+        # A quick match: 600 wpm, the judge rules, 2 s between questions (the default is 10 s).
+        config={"wpm": 600, "auto_rule": True, "between_questions": 2.0, **(config or {})},
     )
     services.join_match(code=match.join_code, name="alice", team="Red")
     services.join_match(code=match.join_code, name="amy", team="Red")

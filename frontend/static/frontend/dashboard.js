@@ -3,19 +3,22 @@
 // controls the current phase allows, the question list with outcomes, the seats with their live
 // connection state, protests, scores and a grouped log.
 import {
-  MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader, renderScoreboard,
-  setConn, teamName, toast, tokenHtml,
+  ClockOffset, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader,
+  renderScoreboard, resultHeadline, setConn, standings, teamName, toast, tokenHtml,
 } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
-let history = []; // the match's rulings (snapshot `history`, then buzz_ruled events)
+let history = []; // the match's rulings (snapshot `history`, then buzz_ruled / bonus_part_ruled events)
 let protests = []; // {protest_id, team_id, question_id, reason, at, status, resolution}
 let questions = []; // /api/match/<code>/questions: every tossup's words, marks, answer line, outcome
 let seats = []; // /api/match/<code>/players
 let presence = new Map(); // player_id -> {state, connections, last_seen} (the `presence` frame)
 let endedQuestion = null; // the last tossup that ended: it may be flagged as ill-posed
+let prompted = null; // the answer the moderator prompted on: {key, guess, directed} (shown beside the new one)
+let suggestedFor = null; // which answer the directed-prompt field was filled from (the judge's suggestion)
+const clock = new ClockOffset(); // server − this machine, for the countdown to the next tossup
 
 const PHASE_NAMES = {
   lobby: "Lobby: waiting to start", reading: "Reading the tossup", dead_time: "Dead time (tossup read out)",
@@ -23,6 +26,8 @@ const PHASE_NAMES = {
   bonus: "Bonus", bonus_ruling: "Waiting for your bonus ruling", ended: "Match over",
 };
 const PRESENCE_NAMES = { connected: "connected", reconnecting: "reconnecting", gone: "gone", never: "never joined" };
+// Once the match is over a seat that is not connected has simply left.
+const LEFT = { reconnecting: "left", gone: "left", never: "never joined" };
 
 const socket = new MatchSocket({
   code: page.code,
@@ -36,6 +41,7 @@ const socket = new MatchSocket({
     loadRoster();
     loadQuestions();
     log("snapshot", `snapshot at seq ${seq} (${m.status}, ${m.phase})`);
+    socket.ping();
     render();
   },
   onEvent(type, d, seq) {
@@ -46,7 +52,10 @@ const socket = new MatchSocket({
       setOutcome(d.question_id, d.outcome);
     }
     if (type === "tossup_started" || type === "tossup_replayed") setOutcome(d.question_id, null);
+    if (type === "ruling_corrected" && d.outcome) setOutcome(d.question_id, d.outcome);
     if (type === "buzz_ruled") history.push({ kind: "tossup", ...d, undone: false });
+    if (type === "bonus_part_ruled") history.push({ kind: "bonus", ...d, undone: false });
+    if (type === "prompt" || type === "bonus_prompt") rememberPrompt(d);
     if (type === "player_joined") loadRoster();
     if (type === "protest_resolved") protests = protests.map((p) => (p.protest_id === d.protest_id ? d : p));
     // bonus_part events carry no answer line: the moderator's snapshot does.
@@ -57,6 +66,7 @@ const socket = new MatchSocket({
     presence = new Map(frame.seats.map((s) => [s.player_id, s]));
     renderRoster();
   },
+  onPong: (p) => clock.add(p),
   onError: (err) => toast(`${err.code}: ${err.message}`),
   onStatus: setConn,
 });
@@ -91,6 +101,10 @@ function describe(type, d) {
     case "paused": return "paused";
     case "resumed": return "resumed";
     case "speed_changed": return `speed ${d.wpm} wpm`;
+    case "pace_changed": return d.between_questions === null ? "pace: the next tossup waits for Next" : `pace: the next tossup ${d.between_questions} s after a question`;
+    case "between_questions": return d.next_tossup_at === null ? "between questions: waiting for Next" : "between questions";
+    case "bonus_withdrawn": return `bonus of ${teamName(m, d.team_id)} withdrawn`;
+    case "ruling_corrected": return `CORRECTED ${d.bonus_id != null ? `bonus part ${d.part + 1} (${teamName(m, d.team_id)})` : player(d.player_id)}: ${d.ruling_before} ${signed(d.points_before)} → ${d.ruling} ${signed(d.points)} — ${d.reason}`;
     case "match_started": return "match started";
     case "match_ended": return "match ended";
     case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
@@ -113,7 +127,7 @@ function describe(type, d) {
 const LOG_KINDS = {
   buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz", buzz_proposed: "buzz",
   buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
-  ruling_undone: "correction", tossup_replayed: "correction", points_adjusted: "correction",
+  ruling_undone: "correction", ruling_corrected: "correction", tossup_replayed: "correction", points_adjusted: "correction",
   protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
   tossup_started: "start", bonus_started: "start",
 };
@@ -215,14 +229,23 @@ function setOutcome(questionId, outcome) {
   if (q) q.outcome = outcome;
 }
 
+function signed(points) {
+  return points > 0 ? `+${points}` : points < 0 ? `−${-points}` : "0";
+}
+
 function outcomeText(q) {
   const t = m.tossup;
-  if (t && t.question_id === q.question_id && !t.outcome) return ["live", "reading now"];
-  const outcome = q.outcome || (t && t.question_id === q.question_id ? t.outcome : null);
+  const current = t && t.question_id === q.question_id;
+  const standing = history.filter((h) => h.kind === "tossup" && h.question_id === q.question_id && !h.undone);
+  // Every neg stays in sight on the rail, the bots' too, whoever took the tossup in the end.
+  const negs = standing.filter((h) => h.points < 0).map((h) => `${player(h.player_id)} ${signed(h.points)}`);
+  const with_negs = (text) => [text, ...negs].join(" · ");
+  if (current && !t.outcome) return ["live", with_negs("reading now")];
+  const outcome = q.outcome || (current ? t.outcome : null);
   if (!outcome) return ["unread", "—"];
-  if (outcome !== "answered") return [outcome, outcome];
-  const win = history.find((h) => h.kind === "tossup" && h.question_id === q.question_id && !h.undone && h.ruling === "correct");
-  return win ? ["answered", `${player(win.player_id)} +${win.points}`] : ["undone", "ruling undone"];
+  if (outcome !== "answered") return [outcome, with_negs(outcome)];
+  const win = standing.find((h) => h.ruling === "correct");
+  return win ? ["answered", with_negs(`${player(win.player_id)} ${signed(win.points)}`)] : ["undone", "ruling undone"];
 }
 
 function renderNav() {
@@ -236,6 +259,20 @@ function renderNav() {
 }
 
 // --- the phase-aware controls ---------------------------------------------------------------
+/** Seconds until the next tossup starts by itself (null: it waits for Next, or none is due). */
+function secondsToNext() {
+  if (m.phase !== "between" || m.nextTossupAt === null || m.paused) return null;
+  return Math.max(0, Math.ceil(m.nextTossupAt - (Date.now() / 1000 + clock.offset)));
+}
+
+function renderCountdown() {
+  if (!m) return;
+  const left = secondsToNext();
+  const waiting = m.status === "running" && m.phase === "between" && m.nextTossupAt === null && !m.paused;
+  $("countdown").textContent = left !== null ? `· next tossup in ${left} s` : waiting ? "· press Next tossup when the room is ready" : "";
+}
+setInterval(renderCountdown, 500);
+
 function renderControls() {
   const phase = m.status === "ended" ? "ended" : m.phase;
   const live = history.some((h) => !h.undone);
@@ -258,6 +295,19 @@ function renderControls() {
   end.classList.toggle("danger", !finish);
   $("phase-label").textContent = `${PHASE_NAMES[phase] || phase}${m.paused ? " — paused" : ""}`;
   $("phase-label").dataset.phase = phase;
+  $("pace-form").hidden = phase === "ended";
+  if (document.activeElement !== $("pace")) $("pace").value = paceOption(m.betweenQuestions);
+  renderCountdown();
+}
+
+/** The pace menu's entry for `seconds` (a pace set elsewhere gets an entry of its own). */
+function paceOption(seconds) {
+  const select = $("pace");
+  const value = seconds === null ? "" : String(seconds);
+  if (![...select.options].some((o) => o.value === value)) {
+    select.add(new Option(`${seconds} s after a question`, value));
+  }
+  return value;
 }
 
 function render() {
@@ -291,23 +341,53 @@ function render() {
   ruling.dataset.pending = String(!!(buzz || bonusPending));
   const canRule = (buzz && m.phase === "ruling") || !!bonusPending;
   for (const btn of ruling.querySelectorAll("button[data-rule]")) btn.disabled = !canRule;
+  ruling.querySelector(".rule-buttons").hidden = m.status === "ended";
   if (buzz) {
+    const key = `t:${t.question_id}:${buzz.player_id}`;
     $("buzz-line").textContent = `${player(buzz.player_id)} (${teamName(m, buzz.team_id)}) buzzed at word ${buzz.token_index + 1}${q && q.power_index != null && buzz.token_index < q.power_index ? " — in power" : ""}`;
-    $("judge-line").innerHTML = buzz.guess != null
-      ? `Answer: <strong>“${escapeHtml(buzz.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(buzz.verdict)}</strong>${buzz.reason ? ` <span class="muted">(${escapeHtml(buzz.reason)})</span>` : ""}${buzz.directed_prompt ? ` · prompt: “${escapeHtml(buzz.directed_prompt)}”` : ""}`
-      : "waiting for the answer…";
-    if (buzz.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = buzz.directed_prompt;
+    $("judge-line").innerHTML = promptedHtml(key) + (buzz.guess != null
+      ? `${prompted && prompted.key === key ? "Now" : "Answer"}: <strong>“${escapeHtml(buzz.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(buzz.verdict)}</strong>${buzz.reason ? ` <span class="muted">(${escapeHtml(buzz.reason)})</span>` : ""}${buzz.directed_prompt ? ` · prompt: “${escapeHtml(buzz.directed_prompt)}”` : ""}`
+      : "waiting for the answer…");
+    suggestPrompt(`${key}:${buzz.prompts}:${buzz.guess}`, buzz.guess != null ? buzz.directed_prompt : null);
   } else if (bonusPending) {
+    const key = `b:${m.bonus.bonus_id}:${bonusPending.part}`;
     $("buzz-line").textContent = `Bonus part ${bonusPending.part + 1} (${teamName(m, m.bonus.team_id)})`;
-    $("judge-line").innerHTML = `Answer: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(bonusPending.verdict)}</strong>${bonusPending.directed_prompt ? ` · prompt: “${escapeHtml(bonusPending.directed_prompt)}”` : ""}`;
-    if (bonusPending.directed_prompt && !$("directed-prompt").value) $("directed-prompt").value = bonusPending.directed_prompt;
+    $("judge-line").innerHTML = `${promptedHtml(key)}${prompted && prompted.key === key ? "Now" : "Answer"}: <strong>“${escapeHtml(bonusPending.guess)}”</strong> — judge suggests <strong class="verdict">${escapeHtml(bonusPending.verdict)}</strong>${bonusPending.directed_prompt ? ` · prompt: “${escapeHtml(bonusPending.directed_prompt)}”` : ""}`;
+    suggestPrompt(`${key}:${bonusPending.guess}`, bonusPending.directed_prompt);
   } else {
-    $("buzz-line").textContent = "No buzz to rule on";
+    $("buzz-line").textContent = m.status === "ended" ? "The match is over: rulings can still be corrected" : "No buzz to rule on";
     $("judge-line").textContent = "";
     $("directed-prompt").value = "";
+    suggestedFor = null;
   }
   renderHybrid(buzz);
   renderBonus();
+  renderCorrections();
+  renderMatchOver();
+}
+
+/** The answer that was prompted on, shown above the answer given after the prompt. */
+function promptedHtml(key) {
+  if (!prompted || prompted.key !== key) return "";
+  return `Prompted on <strong>“${escapeHtml(prompted.guess)}”</strong>${prompted.directed ? ` (“${escapeHtml(prompted.directed)}”)` : ""}<br>`;
+}
+
+function rememberPrompt(d) {
+  const t = m && m.tossup;
+  if (d.bonus_id != null) {
+    const pending = m.bonus && m.bonus.pending;
+    prompted = { key: `b:${d.bonus_id}:${d.part}`, guess: pending ? pending.guess : "", directed: d.directed_prompt || "" };
+  } else {
+    prompted = { key: `t:${d.question_id}:${d.player_id}`, guess: (t && t.buzz && t.buzz.guess) || "", directed: d.directed_prompt || "" };
+  }
+}
+
+/** Fill the directed-prompt field with the judge's suggestion once per answer: an earlier answer's
+ * text never stays for the next ruling. */
+function suggestPrompt(forAnswer, suggestion) {
+  if (suggestedFor === forAnswer) return;
+  suggestedFor = forAnswer;
+  $("directed-prompt").value = suggestion || "";
 }
 
 /** Hybrid teams (HYBRID.md): an AI's buzz waiting for confirmation, delegating the answer of
@@ -364,6 +444,96 @@ function renderBonus() {
   $("bonus").innerHTML = `<p><strong>Bonus for ${escapeHtml(teamName(m, b.team_id))}</strong> ${escapeHtml(b.leadin)}</p><ol>${parts}</ol>${b.ended ? `<p>Bonus total: ${b.points}</p>` : ""}`;
 }
 
+// --- correcting a ruling after the fact (the engine's CorrectRuling) --------------------------
+const TOSSUP_FIXES = ["correct", "wrong", "no_penalty"];
+const PART_FIXES = ["correct", "wrong"];
+const RULING_NAMES = { correct: "correct", wrong: "wrong", no_penalty: "no penalty", timeout: "no answer", abstained: "abstained" };
+
+/** History positions that may be corrected: the newest tossup ruling that stands and the parts of
+ * the bonus it earned (as competition/game/corrections.py `correctable`). */
+function correctable() {
+  let newest = -1;
+  for (let i = history.length - 1; i >= 0 && newest < 0; i--) {
+    if (history[i].kind === "tossup" && !history[i].undone) newest = i;
+  }
+  if (newest < 0) return [];
+  const index = history[newest].tossup_index;
+  const parts = [];
+  for (let i = newest + 1; i < history.length; i++) {
+    const h = history[i];
+    if (h.kind === "bonus" && !h.undone && h.tossup_index === index && h.ruling !== "abstained") parts.push(i);
+  }
+  return [newest, ...parts];
+}
+
+function correctionRow(position) {
+  const h = history[position];
+  const t = m.tossup;
+  // The engine refuses a tossup correction while another buzz on it is being answered.
+  if (h.kind === "tossup" && t && !t.outcome && t.index === h.tossup_index && t.buzz) return "";
+  const who = h.kind === "tossup" ? `Tossup ${h.tossup_index + 1}: ${player(h.player_id)} (${teamName(m, h.team_id)})` : `Bonus part ${h.part + 1} (${teamName(m, h.team_id)})`;
+  const fixes = (h.kind === "tossup" ? TOSSUP_FIXES : PART_FIXES).filter((r) => r !== h.ruling);
+  const buttons = fixes.map((r) => `<button type="button" class="small-btn" data-correct="${position}" data-ruling="${r}">make it ${RULING_NAMES[r]}</button>`).join(" ");
+  return `<li>${escapeHtml(who)}: ${RULING_NAMES[h.ruling] || h.ruling} ${signed(h.points)}${h.guess ? ` “${escapeHtml(h.guess)}”` : ""} → ${buttons}</li>`;
+}
+
+function renderCorrections() {
+  const rows = correctable().map(correctionRow).filter(Boolean);
+  $("correct-form").hidden = !rows.length;
+  const html = rows.join("");
+  if ($("correct-list").innerHTML !== html) $("correct-list").innerHTML = html;
+}
+
+$("correct-list").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-correct]");
+  if (!btn) return;
+  btn.blur();
+  const reason = $("correct-reason").value.trim();
+  if (!reason) {
+    toast("Say why the ruling changes first (it goes in the log and the recap).");
+    $("correct-reason").focus();
+    return;
+  }
+  command("correct_ruling", { history_index: Number(btn.dataset.correct), ruling: btn.dataset.ruling, reason });
+  $("correct-reason").value = "";
+});
+$("correct-form").addEventListener("submit", (ev) => ev.preventDefault());
+
+// --- the end of the match: the final standings, the recap, the analysis and the fit ------------
+let fitPoll = null;
+
+function renderMatchOver() {
+  const ended = m.status === "ended";
+  $("match-over").hidden = !ended;
+  document.querySelector(".dash .question").hidden = ended; // the recap has every question now
+  if (!ended) return;
+  $("final-result").textContent = resultHeadline(m);
+  $("final-standings").innerHTML = standings(m)
+    .map((r) => `<li${r.rank === 1 ? ' class="winner"' : ""}><span class="rank">${r.rank}${r.tied ? "=" : ""}</span> <span class="name">${escapeHtml(r.team.name)}</span> <strong class="score">${r.team.score}</strong></li>`)
+    .join("");
+  if (fitPoll === null) fitPoll = setTimeout(pollFit, 0);
+}
+
+/** The fit the match's end queued: waiting, running (with its progress), or ready (a link). */
+async function pollFit() {
+  let body;
+  try {
+    const res = await fetch(`${page.fit_progress_url}?dataset=${encodeURIComponent(page.fit_dataset)}`);
+    body = await res.json();
+  } catch {
+    fitPoll = setTimeout(pollFit, 5000);
+    return;
+  }
+  const status = $("fit-status");
+  if (body.latest !== null) {
+    status.innerHTML = `<a href="${page.fit_url.replace("/0/", `/${body.latest}/`)}">the fit of this match</a> (skills and ADVSCORE)`;
+    return;
+  }
+  const running = body.running.find((f) => f.dataset === page.fit_dataset);
+  status.textContent = running ? `fitting this match: ${Math.round(running.progress * 100)} %` : "the fit of this match: waiting for the worker…";
+  fitPoll = setTimeout(pollFit, 2000);
+}
+
 function showFlagForm(questionId) {
   endedQuestion = questionId;
   $("flag-question").textContent = `#${questionId}`;
@@ -388,18 +558,29 @@ function rule(verdict) {
   const directed = $("directed-prompt").value.trim();
   if (verdict === "prompt" && directed) extra.directed_prompt = directed;
   command("rule", extra);
+  $("directed-prompt").value = ""; // used once: the next answer gets the judge's own suggestion
 }
 
 $("phase-buttons").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-cmd]");
   if (!btn) return;
+  // A control keeps no focus: a later Space or Enter must not undo, skip or end again.
+  btn.blur();
   if (btn.dataset.cmd === "end" && !confirm("End the match?")) return;
   if (btn.dataset.cmd === "replay" && !confirm("Replay this tossup? Its points and its bonus are reversed.")) return;
-  command(btn.dataset.cmd);
+  // Next names the tossup it goes on from: a click that comes after the pace started the next one changes nothing.
+  command(btn.dataset.cmd, btn.dataset.cmd === "next" && m.tossup ? { after_index: m.tossup.index } : {});
 });
+$("pace").addEventListener("change", () => {
+  const value = $("pace").value;
+  command("pace", value === "" ? {} : { between_questions: Number(value) });
+});
+$("pace-form").addEventListener("submit", (ev) => ev.preventDefault());
 $("ruling").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-rule]");
-  if (btn) rule(btn.dataset.rule);
+  if (!btn) return;
+  btn.blur(); // the next answer is ruled by a deliberate click or key, never by a stray Enter
+  rule(btn.dataset.rule);
 });
 $("speed-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
@@ -458,6 +639,10 @@ function seatState(id) {
   return p ? p.state : "never";
 }
 
+function presenceLabel(state) {
+  return m && m.status === "ended" && state !== "connected" ? LEFT[state] : PRESENCE_NAMES[state];
+}
+
 function seatRow(p) {
   const code = reclaimCodes.get(p.player_id);
   const action = p.kind !== "human"
@@ -467,7 +652,7 @@ function seatRow(p) {
       : `<button type="button" class="small-btn" data-reclaim="${p.player_id}">reclaim code</button>${p.reclaim_pending ? ' <span class="muted">(pending)</span>' : ""}`;
   const state = seatState(p.player_id);
   const n = presence.get(p.player_id)?.connections;
-  const label = `${PRESENCE_NAMES[state]}${n > 1 ? ` ×${n}` : ""}`;
+  const label = `${presenceLabel(state)}${n > 1 ? ` ×${n}` : ""}`;
   return `<tr data-player="${p.player_id}"><td class="seat-name">${escapeHtml(p.name)}</td><td><span class="presence" data-state="${state}">${label}</span></td><td>${action}</td></tr>`;
 }
 
@@ -499,5 +684,6 @@ $("roster").addEventListener("click", async (ev) => {
 $("roster-refresh").addEventListener("click", loadRoster);
 // Lobby joins publish no event: refresh the roster now and then (cheap: one small query).
 setInterval(() => { if (document.visibilityState === "visible") loadRoster(); }, 10000);
+setInterval(() => socket.ping(), 15000); // more samples for the clock offset (the countdown)
 
 socket.connect();

@@ -213,6 +213,10 @@ export function modelFromSnapshot(state) {
     phase: state.phase,
     wpm: state.wpm,
     paused: !!state.paused,
+    // The pace between questions in seconds (null: the moderator advances) and, between
+    // questions, when the next tossup starts (server clock, epoch seconds; null: on Next).
+    betweenQuestions: state.between_questions ?? null,
+    nextTossupAt: state.next_tossup_at ?? null,
     teams: (state.teams || []).map((x) => ({ ...x })),
     players: state.players || [],
     tossupCount: state.tossup_count || 0,
@@ -261,7 +265,8 @@ function setScores(m, scores) {
 
 /**
  * Apply one event to the model in place. Returns "resync" when the event changes state in
- * ways only the server can recompute (an undone ruling unlocks teams, reverts parts).
+ * ways only the server can recompute (an undone or corrected ruling unlocks teams, reverts
+ * parts, changes the history the recaps show).
  */
 export function applyEvent(m, type, d) {
   setScores(m, d.scores);
@@ -283,6 +288,7 @@ export function applyEvent(m, type, d) {
     case "tossup_started":
       m.phase = "reading";
       m.bonus = null;
+      m.nextTossupAt = null;
       m.tossup = {
         index: d.index, question_id: d.question_id, token_count: d.token_count, words: [],
         category: d.category || "", locked_teams: [], buzz: null, answer_line: null, outcome: null, proposals: [],
@@ -352,6 +358,7 @@ export function applyEvent(m, type, d) {
       break;
     case "bonus_started":
       m.phase = "bonus";
+      m.nextTossupAt = null;
       m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false, decision: "", consulted: null, suggestions: [] };
       break;
     case "bonus_answer_lines":
@@ -400,15 +407,30 @@ export function applyEvent(m, type, d) {
       break;
     case "resumed":
       m.paused = false;
+      if (m.nextTossupAt !== null) m.nextTossupAt += d.shift;
       break;
     case "speed_changed":
       m.wpm = d.wpm;
       break;
+    case "pace_changed":
+      m.betweenQuestions = d.between_questions;
+      m.nextTossupAt = d.next_tossup_at;
+      break;
+    case "between_questions":
+      m.phase = "between";
+      m.nextTossupAt = d.next_tossup_at;
+      break;
+    case "bonus_withdrawn":
+      if (m.bonus && m.bonus.bonus_id === d.bonus_id) m.bonus = null;
+      break;
     case "match_ended":
       m.status = "ended";
       m.phase = "ended";
+      m.paused = false;
+      m.nextTossupAt = null;
       break;
     case "ruling_undone":
+    case "ruling_corrected":
       return "resync";
     default:
       break;
@@ -545,4 +567,43 @@ export function setConn(state) {
   el.hidden = false;
   el.dataset.state = state;
   el.textContent = { open: "live", connecting: "connecting…", closed: "reconnecting…", forbidden: "not allowed" }[state] || state;
+}
+
+/** Teams best first; equal scores share a rank ("1", "1", "3"): [{team, rank, tied}]. */
+export function rankTeams(teams) {
+  const sorted = [...teams].sort((a, b) => b.score - a.score);
+  return sorted.map((team) => ({
+    team,
+    rank: 1 + sorted.filter((x) => x.score > team.score).length,
+    tied: sorted.filter((x) => x.score === team.score).length > 1,
+  }));
+}
+
+/** The result in words, from rankTeams: "Team A wins, 65 to 60"; a tie for first is said as one
+ * ("Tie at 60: Team A and Team B"). */
+export function resultText(ranked) {
+  if (!ranked.length) return "";
+  const top = ranked[0].team.score;
+  const winners = ranked.filter((r) => r.rank === 1).map((r) => r.team.name);
+  if (winners.length > 1) return `Tie at ${top}: ${winners.slice(0, -1).join(", ")} and ${winners.at(-1)}`;
+  return ranked.length > 1 ? `${winners[0]} wins, ${top} to ${ranked[1].team.score}` : `${winners[0]}: ${top}`;
+}
+
+/** Teams best first; equal scores share a rank (1, 1, 3): `[{team, rank, tied}]`. */
+export function standings(m) {
+  const sorted = [...m.teams].sort((a, b) => b.score - a.score);
+  return sorted.map((team) => {
+    const same = sorted.filter((x) => x.score === team.score).length;
+    return { team, rank: 1 + sorted.filter((x) => x.score > team.score).length, tied: same > 1 };
+  });
+}
+
+/** The final result in words: "Team A wins, 65 to 60", "Tie at 40: Team A and Team B". */
+export function resultHeadline(m) {
+  const ranked = standings(m);
+  if (!ranked.length) return "";
+  const top = ranked[0].team.score;
+  const winners = ranked.filter((r) => r.rank === 1).map((r) => r.team.name);
+  if (winners.length > 1) return `Tie at ${top}: ${winners.slice(0, -1).join(", ")} and ${winners.at(-1)}`;
+  return ranked.length > 1 ? `${winners[0]} wins, ${top} to ${ranked[1].team.score}` : `${winners[0]}: ${top}`;
 }
