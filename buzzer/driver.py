@@ -65,6 +65,12 @@ return 0
 """
 PROCESS_ID = uuid.uuid4().hex
 
+
+def driver_key(match_id: int) -> str:
+    """The Redis key of a match's driver lease, in this instance's namespace (settings.REDIS_PREFIX)."""
+    return f"{settings.REDIS_PREFIX}driver:{match_id}"
+
+
 # Bounded pools, so the database sees at most their sum of this process's connections
 # (persistent: settings.CONN_MAX_AGE; channels' wrapper closes stale or broken ones per call).
 _LIVE_POOL = ThreadPoolExecutor(max_workers=settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
@@ -198,7 +204,7 @@ class Driver:
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
         self._redis: Any = None
-        self._key = f"tossup:driver:{match_id}"
+        self._key = driver_key(match_id)
         self._redis_down = False  # log an outage once, not every retry
         self._stopping = False
         self.process_id = PROCESS_ID  # the lease owner's name (tests run two "processes" in one)

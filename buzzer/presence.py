@@ -9,10 +9,10 @@ Redis keys, per match (both expire PRESENCE_TTL after the last write); ``<match>
 :func:`match_key` — the id and the join code, since match ids repeat across databases that share
 one Redis (a test suite's scratch databases, two installs):
 
-- ``tossup:presence:<match>``: sorted set, member ``<player_id>:<connection uuid>``, score the
+- ``<REDIS_PREFIX>presence:<match>``: sorted set, member ``<player_id>:<connection uuid>``, score the
   connection's last heartbeat (epoch seconds). An entry older than STALE_AFTER belongs to a
   process that died without saying goodbye and counts as a disconnection at that time.
-- ``tossup:presence:<match>:left``: hash, ``<player_id>`` → epoch seconds its last socket closed.
+- ``<REDIS_PREFIX>presence:<match>:left``: hash, ``<player_id>`` → epoch seconds its last socket closed.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def match_key(match_id: int, join_code: str) -> str:
 
 
 def _keys(match: str) -> tuple[str, str]:
-    live = f"tossup:presence:{match}"
+    live = f"{settings.REDIS_PREFIX}presence:{match}"  # this instance's (config/settings.py)
     return live, f"{live}:left"
 
 

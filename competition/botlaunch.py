@@ -167,25 +167,31 @@ def known_guessers() -> Registry:
     ``BOT_LLM_ENDPOINTS``."""
     registry = Registry()
     cache = Path(settings.BOT_CACHE_DIR)
-    train = Path(settings.BOT_TFIDF_TRAIN or Path(settings.SHARED_DATA_DIR) / QBREADER)
+    shared = Path(settings.SHARED_DATA_DIR)
+    train = Path(settings.BOT_TFIDF_TRAIN or shared / QBREADER)
     if train.is_file():
-        model = cache / f"tfidf-{train.name.split('.')[0]}-{TFIDF_MAX_YEAR}.joblib"
+        # With the default dump, QANTA's tossups too (when the shared data has them): the strongest
+        # reference bot this machine can build. A training file the organiser names stands alone.
+        extra = [] if settings.BOT_TFIDF_TRAIN else sorted((shared / "qanta").glob("qanta.*.json.gz"))
+        name = f"tfidf-{train.name.split('.')[0]}{'-qanta' if extra else ''}-{TFIDF_MAX_YEAR}.joblib"
         registry.guessers.append(
             KnownGuesser(
                 "tfidf",
                 "TF-IDF reference bot",
                 "light",
                 0.0,
-                f"trained on {train.name} up to {TFIDF_MAX_YEAR}",
+                f"trained on {train.name}{' and QANTA' if extra else ''} up to {TFIDF_MAX_YEAR}, with a learned, "
+                "calibrated buzzer (its first start trains it: minutes; later starts load it)",
                 (
                     "--bot",
                     "tfidf",
                     "--train",
                     str(train),
+                    *(a for q in extra for a in ("--extra-train", str(q))),
                     "--max-year",
                     str(TFIDF_MAX_YEAR),
                     "--model-cache",
-                    str(model),
+                    str(cache / name),  # retrained when stale
                 ),
             )
         )

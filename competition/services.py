@@ -95,8 +95,9 @@ def create_match(
     seats: list[dict[str, Any]] | None = None,
 ) -> Match:
     """Create a match in the lobby with human ``teams`` (names) and ``bots``
-    (``[{"name", "weight_class", "team"?, "buzz_mode"?, "min_token"?}]``): a bot without ``team``
-    plays on a team of its own; with ``team`` (one of ``teams``) it takes a seat on that human
+    (``[{"name", "weight_class", "team"?, "bot_team"?, "buzz_mode"?, "min_token"?}]``): a bot without
+    ``team`` plays on a team of bots named ``bot_team`` (default: its own name; bots naming the
+    same ``bot_team`` share it); with ``team`` (one of ``teams``) it takes a seat on that human
     team (a hybrid team, HYBRID.md) with its ``buzz_mode`` (autonomous | semi_autonomous |
     muted; default autonomous) and ``min_token`` (default 0). ``config`` overrides
     :class:`competition.game.MatchConfig` fields (``wpm``, ``answer_window``, ``auto_rule``…).
@@ -122,7 +123,8 @@ def create_match(
         problem = game.check_seat("bot", bot.get("buzz_mode", "autonomous"), bot.get("min_token", 0))
         if problem:
             raise ServiceError("invalid", f"bot {bot['name']!r}: {problem}")
-    all_team_names = names + [b["name"] for b in bots if b.get("team") is None]
+    bot_teams = list(dict.fromkeys(b.get("bot_team") or b["name"] for b in bots if b.get("team") is None))
+    all_team_names = names + bot_teams
     if len(set(all_team_names)) != len(all_team_names):
         raise ServiceError("invalid", "team and bot names must be unique")
     seat_names = [s["name"] for s in seats or []] + [b["name"] for b in bots]
@@ -164,10 +166,12 @@ def create_match(
                 weight_class=seat.get("weight_class", ""),
                 competitor=seat.get("competitor"),
             )
+        teams_of_bots = {
+            team_name: Team.objects.create(match=match, name=team_name, kind=Team.Kind.BOT)
+            for team_name in bot_teams
+        }
         for bot in bots:
-            team = human_teams.get(bot.get("team") or "") or Team.objects.create(
-                match=match, name=bot["name"], kind=Team.Kind.BOT
-            )
+            team = human_teams.get(bot.get("team") or "") or teams_of_bots[bot.get("bot_team") or bot["name"]]
             Player.objects.create(
                 match=match,
                 team=team,

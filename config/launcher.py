@@ -149,11 +149,11 @@ def point_django_at_redis(url: str) -> None:
     Celery — for a supervisor that started its own Redis after settings were read."""
     from django.conf import settings
 
+    from config.settings import channel_layers
+
     os.environ["REDIS_URL"] = url
     settings.REDIS_URL = url
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}
-    }
+    settings.CHANNEL_LAYERS = channel_layers(url, settings.REDIS_PREFIX)
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
     from config.celery import app
 
@@ -231,18 +231,27 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
 class Child:
     """One supervised process: how to start it and what has happened to it.
 
-    ``ready`` is called after spawning (e.g. wait for the port); raising counts as a crash."""
+    ``ready`` is called after spawning (e.g. wait for the port); raising counts as a crash.
+    ``exit_0_is_done``: an exit with status 0 means its work is over (a bot whose match ended):
+    it is not restarted and ``done`` is set. ``give_up_after`` (0: never): after that many crashes in
+    a row, each within ``healthy_after`` seconds of its start, it is not restarted either and
+    ``gave_up`` is set (a bot that cannot start would otherwise retrain and crash forever)."""
 
     name: str
     cmd: list[str]
     env: dict[str, str]
     log_path: Path | None = None
     ready: Callable[[subprocess.Popen], None] | None = None
+    exit_0_is_done: bool = False
+    give_up_after: int = 0
+    healthy_after: float = 60.0
     proc: subprocess.Popen | None = None
     restarts: int = 0
     failures: int = 0
     started_at: float = 0.0
     next_start: float = 0.0
+    done: bool = False
+    gave_up: bool = False
 
     def spawn(self) -> None:
         out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
@@ -270,7 +279,8 @@ class Child:
 
 class Supervisor:
     """Starts its children, restarts any that dies (logged; backoff 1, 2, 4 … 30 s, back to
-    1 s after a child ran 60 s), and stops them all on KeyboardInterrupt / SystemExit.
+    1 s after a child ran ``healthy_after`` s; but see :class:`Child` for one that finished or
+    kept failing), and stops them all on KeyboardInterrupt / SystemExit.
 
     ``control_dir`` is for fault tests: the supervisor writes ``children.json``
     (``{name: pid}``) there whenever a child (re)starts, and does not (re)start a child while
@@ -322,11 +332,15 @@ class Supervisor:
 
     def _crashed(self, child: Child) -> None:
         child.reap_group()
-        healthy = child.started_at > 0 and time.monotonic() - child.started_at > 60
+        healthy = child.started_at > 0 and time.monotonic() - child.started_at > child.healthy_after
         child.failures = 1 if healthy else child.failures + 1
+        child.proc = None
+        if child.give_up_after and child.failures >= child.give_up_after:
+            child.gave_up = True
+            log.error("%s: failed %d times in a row; not restarted", child.name, child.failures)
+            return
         delay = min(30.0, 2.0 ** (child.failures - 1))
         child.next_start = time.monotonic() + delay
-        child.proc = None
         log.warning("%s: restart #%d in %.0f s", child.name, child.restarts + 1, delay)
 
     def poll(self) -> None:
@@ -336,9 +350,18 @@ class Supervisor:
             if self._stopping:
                 return
             if child.proc is not None and child.proc.poll() is not None:
-                log.warning("%s (pid %s) exited with %s", child.name, child.proc.pid, child.proc.returncode)
-                self._crashed(child)
+                if child.proc.returncode == 0 and child.exit_0_is_done:
+                    log.info("%s (pid %s) finished", child.name, child.proc.pid)
+                    child.reap_group()
+                    child.proc, child.done = None, True
+                else:
+                    log.warning(
+                        "%s (pid %s) exited with %s", child.name, child.proc.pid, child.proc.returncode
+                    )
+                    self._crashed(child)
                 changed = True
+            if child.done or child.gave_up:
+                continue
             if child.proc is None and time.monotonic() >= child.next_start and not self.held(child):
                 child.restarts += 1
                 self._start(child)

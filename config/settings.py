@@ -19,7 +19,27 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 env = environ.Env()
 environ.Env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
 
-VAR_DIR = BASE_DIR / "var"  # per-install state, gitignored
+VAR_DIR = Path(env("TOSSUP_VAR_DIR", default=str(BASE_DIR / "var")))  # per-install state, gitignored
+
+
+def instance_name(database: dict) -> str:
+    """A short stable name for the instance that serves ``database`` (a ``DATABASES`` entry): the
+    first 12 hex digits of the SHA-256 of its engine, host, port and name. Processes of one
+    instance share a database, so they derive the same name; another database, another name."""
+    import hashlib
+
+    who = "|".join(str(database.get(k) or "") for k in ("ENGINE", "HOST", "PORT", "NAME"))
+    return hashlib.sha256(who.encode()).hexdigest()[:12]
+
+
+def channel_layers(redis_url: str, prefix: str) -> dict:
+    """The Channels layer on ``redis_url`` whose groups and channels start with ``prefix``."""
+    return {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": [redis_url], "prefix": prefix},
+        }
+    }
 
 
 def load_or_create_secret_key(path: Path) -> str:
@@ -129,13 +149,14 @@ CONNECT_DB_THREADS = env.int("CONNECT_DB_THREADS", default=2)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")
+# One instance of Tossup is the processes that serve one database; two instances may share a Redis
+# (two demos on one machine, a test run beside an event) and must never see each other's
+# broadcasts, queued fits, leases or presence. Every Redis key Tossup writes — channel-layer
+# groups, Celery's queues, the cache, driver leases, presence — starts with REDIS_PREFIX.
+TOSSUP_INSTANCE = env("TOSSUP_INSTANCE", default="") or instance_name(DATABASES["default"])
+REDIS_PREFIX = f"tossup:{TOSSUP_INSTANCE}:"
 
-CHANNEL_LAYERS = {
-    "default": {
-        "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-        "CONFIG": {"hosts": [REDIS_URL]},
-    }
-}
+CHANNEL_LAYERS = channel_layers(REDIS_URL, REDIS_PREFIX)
 
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default=REDIS_URL)
 CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default=REDIS_URL)
@@ -157,14 +178,16 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=60),
     "unacked_restore_interval": 5,
     "unacked_restore_throttle": 1,
+    "global_keyprefix": REDIS_PREFIX,  # this instance's queues (kombu's Redis transport)
 }
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_PREFIX}
 # Publishing to a broker that is down fails fast (the outbox keeps the work; see
 # competition.services.sweep_outbox) instead of blocking the caller.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # Media files of multimodal tossups (competition.models.MediaFile), by content hash; served by
 # frontend.views.media_file, never from the internet.
-MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(BASE_DIR / "var" / "media")))
+MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 STATIC_URL = "/static/"
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
@@ -185,6 +208,7 @@ CACHES = {
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": REDIS_URL,
+        "KEY_PREFIX": REDIS_PREFIX,
         "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
     }
 }
@@ -203,7 +227,7 @@ SHARED_DATA_DIR = Path(env("TOSSUP_SHARED_DATA", default=str(BASE_DIR.parent / "
 # runs"): the TF-IDF reference bot's training file (default: the qbreader dump under SHARED_DATA_DIR),
 # model caches of the bots it starts, and a JSON file of the organiser's LLM endpoints ([{"name", "url", "model", "key_env", …}]).
 BOT_TFIDF_TRAIN = env("TOSSUP_BOT_TFIDF_TRAIN", default="")
-BOT_CACHE_DIR = Path(env("TOSSUP_BOT_CACHE_DIR", default=str(BASE_DIR / "var" / "cache")))
+BOT_CACHE_DIR = Path(env("TOSSUP_BOT_CACHE_DIR", default=str(VAR_DIR / "cache")))
 BOT_LLM_ENDPOINTS = env("TOSSUP_LLM_ENDPOINTS", default="")
 
 LOGGING = {

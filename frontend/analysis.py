@@ -29,6 +29,10 @@ from irt.pipeline import STALE_FIT_S, scope_responses
 LIVE_DATASET = "live"
 IIF_GRID = np.linspace(-5.0, 5.0, 101)  # skill axis t in logits, the ADVSCORE.md integration range
 MAX_CURVES = 40
+#: A fit below this many items, or with a skill standard error above WIDE_SE (logits), gets the
+#: small-sample warning: its skills have wide intervals.
+SMALL_SAMPLE_ITEMS = 30
+WIDE_SE = 0.5
 
 
 def latest_live_fit() -> Fit | None:
@@ -184,7 +188,8 @@ def figure2(fit: Fit) -> dict[str, Any] | None:
     humans and bots: kernel densities of the skills of skilled humans H(0) and skilled models M(0)
     on a skill grid (logits) with the representative skills β*_H0, β*_M0; and per item, sorted by
     difficulty θ, the mean response probability σ(γ(β − θ)) over each group. Groups are
-    recomputed from the stored parameters as the fit defined them (teams out, ``experts`` setting)."""
+    recomputed from the stored parameters as the fit defined them (teams out, ``experts`` setting).
+    ``no_density`` of a group: why it has no density curve (one skill, or no spread), else None."""
     subjects = list(SubjectSkill.objects.filter(fit=fit).exclude(kind="team").values_list("skill", "kind"))
     items = list(ItemScore.objects.filter(fit=fit).order_by("difficulty", "item"))
     skill = np.array([s for s, _ in subjects], dtype=float)
@@ -201,14 +206,32 @@ def figure2(fit: Fit) -> dict[str, Any] | None:
             return None  # a KDE needs spread; the skills still show as a rug
         return np.round(gaussian_kde(values)(grid), 5).tolist()
 
+    def no_density(values: np.ndarray, group: str) -> str | None:
+        """Why ``group`` ("skilled human" | "skilled model") has no density curve (None: it has one)."""
+        if values.size == 0:
+            return f"no {group} in this fit"
+        if values.size == 1:
+            return f"only one {group} in this fit (skill {values[0]:.2f})"
+        if np.ptp(values) == 0:
+            return f"the {values.size} {group}s all have the same skill ({values[0]:.2f})"
+        return None
+
     def curve(mask: np.ndarray) -> list[float]:
         p = 1.0 / (1.0 + np.exp(-gamma[None, :] * (skill[mask][:, None] - theta[None, :])))
         return np.round(p.mean(axis=0), 5).tolist()
 
     return {
         "grid": grid.round(3).tolist(),
-        "human": {"skills": skill[groups.h0].tolist(), "density": density(skill[groups.h0])},
-        "bot": {"skills": skill[groups.m0].tolist(), "density": density(skill[groups.m0])},
+        "human": {
+            "skills": skill[groups.h0].tolist(),
+            "density": density(skill[groups.h0]),
+            "no_density": no_density(skill[groups.h0], "skilled human"),
+        },
+        "bot": {
+            "skills": skill[groups.m0].tolist(),
+            "density": density(skill[groups.m0]),
+            "no_density": no_density(skill[groups.m0], "skilled model"),
+        },
         "skill_h0": groups.skill_h0,
         "skill_m0": groups.skill_m0,
         "items": [i.item for i in items],
@@ -218,10 +241,63 @@ def figure2(fit: Fit) -> dict[str, Any] | None:
     }
 
 
+def scope_explanation(fit: Fit) -> dict[str, Any]:
+    """What the fit's scope means, in words, from what its responses come from now
+    (``irt.selectors.scope_coverage``): ``{text, matches [(id, name, join code)], sources,
+    n_responses_now, changed}`` (``changed``: the scope holds other responses now than the fit used,
+    e.g. a match ended since: refit to include them)."""
+    scope = fit.dataset
+    cover = selectors.scope_coverage(scope)
+    matches = cover["matches"]
+    named = ", ".join(f"“{name}”" + (f" ({code})" if code else "") for _, name, code in matches)
+    if scope.startswith("match:"):
+        text = f"{scope} = one match: {named or 'a match whose responses are gone'}"
+    elif scope == LIVE_DATASET:
+        n = len(matches)
+        text = f"live = every live match with recorded responses: {n} match{'es' if n != 1 else ''}"
+        text += f" ({named})" if named else ""
+    elif scope.startswith("tournament:"):
+        text = f"{scope} = the matches of tournament “{cover['tournament'] or 'deleted'}”: {len(matches)}"
+        text += f" ({named})" if named else ""
+    else:
+        files = ", ".join(cover["sources"]) or "none left"
+        text = f"{scope} = an imported response set (files: {files})"
+    return {
+        **cover,
+        "text": text,
+        "n_responses_now": cover["n_responses"],
+        "changed": cover["n_responses"] != fit.n_responses,
+    }
+
+
+def small_sample(fit: Fit) -> str | None:
+    """The small-sample warning of a fit, or None: fewer than :data:`SMALL_SAMPLE_ITEMS` items, or
+    a skill standard error above :data:`WIDE_SE` logits (the widest is named)."""
+    ses = [
+        se for se in SubjectSkill.objects.filter(fit=fit).values_list("skill_se", flat=True) if _finite(se)
+    ]
+    widest = max(ses, default=None)
+    if fit.n_items >= SMALL_SAMPLE_ITEMS and (widest is None or widest <= WIDE_SE):
+        return None
+    live = fit.dataset == LIVE_DATASET or fit.dataset.startswith(("match:", "tournament:"))
+    unit = ("tossup" if live else "item") + ("" if fit.n_items == 1 else "s")
+    se = "" if widest is None else f"standard errors up to ±{widest:.2f} logits"
+    if fit.n_items < SMALL_SAMPLE_ITEMS:
+        text = (
+            f"{fit.n_items} {unit}, {fit.n_responses} responses: a small sample, skills have wide intervals"
+        )
+        text += f" ({se})" if se else ""
+    else:
+        text = f"{se[0].upper()}{se[1:]}: skills have wide intervals (few responses per subject)"
+    return text + ". Rankings may change with more questions."
+
+
 def fit_context(fit: Fit, include_flagged: bool = False, reveal_answers: bool = False) -> dict[str, Any]:
     """Everything the analysis template needs for one fit; aggregates leave flagged tossups out
     unless ``include_flagged``; answer lines of tossups in unended matches only with
-    ``reveal_answers`` (a logged-in organiser or analyst)."""
+    ``reveal_answers`` (a logged-in organiser or analyst). ``players`` / ``teams``: the leaderboard
+    split (humans and bots, human teams); ``scope``: :func:`scope_explanation`; ``sample``:
+    :func:`small_sample`."""
     skills = leaderboard(fit)
     items = item_rows(fit, reveal_answers)
     plots = plot_data(fit, skills, items)
@@ -235,6 +311,10 @@ def fit_context(fit: Fit, include_flagged: bool = False, reveal_answers: bool = 
         "sensitivity": _sensitivity(fit),
         "reasons": reasons(fit),
         "skills": skills,
+        "players": [s for s in skills if s["kind"] != "team"],
+        "teams": [s for s in skills if s["kind"] == "team"],
+        "scope": scope_explanation(fit),
+        "sample": small_sample(fit),
         "items": items,
         "group_tables": [
             ("Writers", selectors.group_leaderboard(fit, "writer", include_flagged)),

@@ -1,5 +1,8 @@
-"""The bot leaderboard (/analysis/bots/): every offline bot evaluation (``irt.models.BotEvaluation``,
-made by ``manage.py evaluate_bot`` or its Celery task) ranked by QANTA expected score, with the
+"""The bot leaderboard (/analysis/bots/): every bot that played an ended live match, with its QANTA
+buzz figures against the room's humans (``irt.botmetrics.evaluate_live`` over
+``irt.selectors.live_bot_tossups``; calibration and accuracy by fraction revealed are unknown live,
+shown as "—" with the reason), and every offline bot evaluation (``irt.models.BotEvaluation``, made
+by ``manage.py evaluate_bot`` or its Celery task) ranked by QANTA expected score, with the
 reliability diagrams and accuracy by fraction revealed of the finished ones (plotly)."""
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from irt import selectors
+from irt.botmetrics import LIVE_UNKNOWN, evaluate_live
 from irt.models import BotEvaluation
 
 #: Finished evaluations drawn on the plots (the best by expected score).
@@ -32,8 +37,34 @@ def _row(evaluation: BotEvaluation) -> dict[str, Any]:
     }
 
 
+def live_rows() -> list[dict[str, Any]]:
+    """One row per bot that played an ended live match, best expected score first (a bot that
+    never faced a human last; ties: higher win rate, then name): ``{subject, name (its current
+    handle), metrics (LiveBotMetrics), matches [(id, name, join code)]}``."""
+    bots = selectors.live_bot_tossups()
+    labels = selectors.subject_labels(b.subject for b in bots)
+    rows = [
+        {
+            "subject": b.subject,
+            "name": labels[b.subject],
+            "metrics": evaluate_live(b.tossups),
+            "matches": b.matches,
+        }
+        for b in bots
+    ]
+    rows.sort(
+        key=lambda r: (
+            r["metrics"].expected_score is None,
+            -(r["metrics"].expected_score or 0.0),
+            -(r["metrics"].win_rate or 0.0),
+            r["name"].lower(),
+        )
+    )
+    return rows
+
+
 def bots_page(request: HttpRequest) -> HttpResponse:
-    """Leaderboard of finished evaluations (best expected score first; ties: higher win rate), the
+    """The live leaderboard (:func:`live_rows`), then the leaderboard of finished evaluations (best expected score first; ties: higher win rate), the
     running or queued ones with their progress, the failed ones with their error, and the plots of
     the best :data:`PLOTTED` finished ones."""
     evaluations = list(BotEvaluation.objects.all())
@@ -48,6 +79,8 @@ def bots_page(request: HttpRequest) -> HttpResponse:
         for r in done[:PLOTTED]
     ]
     context = {
+        "live": live_rows(),
+        "unknown": LIVE_UNKNOWN,
         "done": done,
         "pending": [
             e for e in evaluations if e.status in (BotEvaluation.Status.QUEUED, BotEvaluation.Status.RUNNING)

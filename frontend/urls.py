@@ -1,7 +1,7 @@
 from django.urls import path, re_path
 
 from competition.game import MEDIA_URL
-from frontend import bot_views, tournament_views, views
+from frontend import bot_views, recap, tournament_views, views
 
 app_name = "frontend"
 
@@ -23,6 +23,7 @@ urlpatterns = [
         name="tournament_export",
     ),
     path("watch/<str:code>/", views.watch, name="watch"),
+    path("match/<str:code>/recap/", recap.recap, name="recap"),
     path("analysis/", views.analysis_page, name="analysis"),
     path("analysis/fit/<int:fit_id>/", views.analysis_page, name="analysis_fit"),
     path(

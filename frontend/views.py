@@ -44,6 +44,7 @@ from frontend.forms import MatchCreateForm
 from frontend.upload import PacketUploadForm
 from irt import exports, tasks
 from irt.models import Fit
+from irt.selectors import same_response_fits
 
 log = logging.getLogger(__name__)
 
@@ -222,7 +223,8 @@ def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpRespon
     state when there is none. ``?flagged=1`` includes flagged tossups in the aggregates. Answer
     lines of tossups in matches not yet ended are shown to logged-in users only. Fits running now
     show their progress (polled, ``api_fit_progress``); logged-in users get "Refit now"
-    (``analysis_refit``; ``?refit=queued`` after it)."""
+    (``analysis_refit``; ``?refit=queued`` after it). ``twins``: the other finished fits of the
+    very same responses as this one (``irt.selectors.same_response_fits``)."""
     fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
     include_flagged = request.GET.get("flagged") == "1"
     reveal = request.user.is_authenticated
@@ -231,7 +233,11 @@ def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpRespon
         if fit is not None
         else {"fit": None}
     )
-    context["fits"] = Fit.objects.order_by("-created_at")[:20]
+    fits = list(Fit.objects.order_by("-created_at")[:20])
+    # Fits of the very same responses (e.g. match:1 and live after one match) say so.
+    twins = same_response_fits([*fits, fit] if fit is not None else fits)
+    context["fits"] = [{"fit": f, "twins": twins[f.id]} for f in fits]
+    context["twins"] = twins[fit.id] if fit is not None else []
     context["running"] = analysis.running_fits()
     context["latest_id"] = analysis.fit_progress(fit.dataset if fit else analysis.LIVE_DATASET)["latest"]
     context["refit_queued"] = request.GET.get("refit") == "queued"

@@ -20,6 +20,10 @@ A human opponent is the token index of that human's **correct** buzz, or None wh
 answered the tossup correctly (a human neg does not end the tossup for the other side, so only a
 correct buzz stops the bot). The bot's buzz is its first answer with ``buzz`` set; later ones are
 ignored (after its buzz the tossup is over for it).
+
+Live figures (:func:`evaluate_live`): the same buzz metrics from a live match's buzz log, the room's
+human opponents standing for the recorded buzz points; calibration and accuracy by fraction
+revealed stay unknown there (:data:`LIVE_UNKNOWN`).
 """
 
 from __future__ import annotations
@@ -254,4 +258,112 @@ def evaluate(
         reliability=diagram,
         accuracy_by_fraction=by_fraction,
         outcomes=outcomes,
+    )
+
+
+# --- live figures: a bot's buzzes in live matches against the room's humans -------------------
+#
+# A live match records only the bot's buzz (where, and the ruling), not what it would have
+# answered at every prefix, so calibration and accuracy by fraction revealed are unknown there
+# (:data:`LIVE_UNKNOWN`); the buzz figures follow the definitions above, each human opponent in the
+# room standing for one recorded buzz point.
+
+#: What :func:`evaluate_live` cannot compute, with the reason the pages show.
+LIVE_UNKNOWN = {
+    "ece": "unknown live: calibration needs the bot's answer and confidence at every prefix, and a "
+    "live match records only its buzz (run manage.py evaluate_bot for it)",
+    "accuracy_by_fraction": "unknown live: accuracy by fraction revealed needs the bot's answer at "
+    "every prefix, and a live match records only its buzz (run manage.py evaluate_bot for it)",
+}
+
+
+@dataclass(frozen=True)
+class LiveTossup:
+    """One tossup a bot heard to its end in a live match.
+
+    ``bot_buzz``: the bot's counted buzz as ``(token_index, correct)`` (0-based token index; None:
+    it did not buzz); ``humans``: one entry per human opponent in the room, the token index of that
+    human's correct buzz on this tossup, or None when that human did not answer it correctly (a
+    room of bots alone has none). Raises ValueError for ``token_count`` < 1 or a token index outside
+    [0, token_count)."""
+
+    tossup: str
+    match: str
+    token_count: int
+    bot_buzz: tuple[int, bool] | None
+    humans: tuple[int | None, ...]
+
+    def __post_init__(self) -> None:
+        if self.token_count < 1:
+            raise ValueError(f"tossup {self.tossup}: token_count must be ≥ 1, got {self.token_count}")
+        tokens = [h for h in self.humans if h is not None]
+        if self.bot_buzz is not None:
+            tokens.append(self.bot_buzz[0])
+        for t in tokens:
+            if not 0 <= t < self.token_count:
+                raise ValueError(f"tossup {self.tossup}: buzz token {t} outside [0, {self.token_count})")
+
+
+@dataclass(frozen=True)
+class LiveBotMetrics:
+    """A bot's live leaderboard row over the tossups it heard (see :func:`evaluate_live`).
+
+    ``tossups`` heard, ``matches`` they came from, ``buzzes`` / ``correct_buzzes``;
+    ``expected_score`` in points per tossup and ``win_rate`` in [0, 1], both over the
+    ``tossups_with_humans`` (None when the bot never heard a tossup with a human opponent);
+    ``buzz_precision`` (None without a buzz), ``buzz_frequency``; ``mean_buzz_position`` in tokens
+    (0-based) and ``mean_buzz_fraction`` = mean (token + 1) / token_count, None without a buzz.
+    Calibration and accuracy by fraction revealed are not fields: :data:`LIVE_UNKNOWN`."""
+
+    tossups: int
+    matches: int
+    tossups_with_humans: int
+    buzzes: int
+    correct_buzzes: int
+    expected_score: float | None
+    buzz_precision: float | None
+    buzz_frequency: float
+    mean_buzz_position: float | None
+    mean_buzz_fraction: float | None
+    win_rate: float | None
+
+
+def evaluate_live(tossups: Sequence[LiveTossup]) -> LiveBotMetrics:
+    """The QANTA buzz metrics of one bot over the tossups it heard live (at least one).
+
+    Per tossup and human opponent, :func:`buzz_outcome`: +1 for a correct buzz and −0.5 for a wrong
+    one when the bot buzzed strictly before that human's correct buzz (or the human never answered
+    it correctly), else 0 — a tie (the same token) goes to the human, as offline; 0 without a buzz.
+    The tossup's score is the mean over its human opponents, i.e. the buzz's points scaled by the
+    share of humans who had not answered correctly before the bot; the expected score and the
+    win rate average the tossups that had a human opponent. Raises ValueError for no tossups."""
+    if not tossups:
+        raise ValueError("no tossups to evaluate")
+    scores: list[float] = []
+    wins: list[float] = []
+    buzzed: list[LiveTossup] = []
+    for t in tossups:
+        buzz = None
+        if t.bot_buzz is not None:
+            buzzed.append(t)
+            buzz = PrefixAnswer(t.bot_buzz[0], "", 1.0, True, t.bot_buzz[1])
+        if t.humans:
+            results = [buzz_outcome(buzz, h) for h in t.humans]
+            scores.append(sum(p for p, _ in results) / len(results))
+            wins.append(sum(float(w) for _, w in results) / len(results))
+    correct = sum(1 for t in buzzed if t.bot_buzz is not None and t.bot_buzz[1])
+    positions = [float(t.bot_buzz[0]) for t in buzzed if t.bot_buzz is not None]
+    fractions = [(t.bot_buzz[0] + 1) / t.token_count for t in buzzed if t.bot_buzz is not None]
+    return LiveBotMetrics(
+        tossups=len(tossups),
+        matches=len({t.match for t in tossups}),
+        tossups_with_humans=len(scores),
+        buzzes=len(buzzed),
+        correct_buzzes=correct,
+        expected_score=_mean(scores),
+        buzz_precision=correct / len(buzzed) if buzzed else None,
+        buzz_frequency=len(buzzed) / len(tossups),
+        mean_buzz_position=_mean(positions),
+        mean_buzz_fraction=_mean(fractions),
+        win_rate=_mean(wins),
     )

@@ -4,6 +4,9 @@ of writers and packets by ADVSCORE, and an event's ADVSCORE_D with μ_D, κ_D, �
 Aggregates read the expert flags as they are now (a flag raised after the fit counts at once), and
 leave flagged tossups out unless ``include_flagged``; items that are not tossups (imported sets)
 are never flagged. Sung et al. 2025, ADVSCORE.md §3.
+
+Also what the bot leaderboard reads of live matches (:func:`live_bot_tossups`: each bot's buzzes
+against the room's humans) and what a fit's scope covers (:func:`scope_coverage`).
 """
 
 from __future__ import annotations
@@ -12,15 +15,18 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from competition import selectors as competition_selectors
-from competition.models import Match
+from competition.models import Buzz, Match, MatchEvent, Tournament
+from competition.vocabulary import BuzzMode
 from irt.advscore import dataset_means
+from irt.botmetrics import LiveTossup
 from irt.models import Fit, ItemScore, SubjectSkill
-from irt.pipeline import flagged_tossups
+from irt.pipeline import flagged_tossups, identity_key, scope_responses
 
 Z95 = 1.96  # two-sided 95 % normal quantile for skill intervals
 
@@ -144,3 +150,120 @@ def group_leaderboard(fit: Fit, by: str, include_flagged: bool = False) -> list[
             }
         )
     return sorted(out, key=lambda g: (g["advscore"] is None, -(g["advscore"] or 0.0), g["name"]))
+
+
+# --- live bots: the buzz log as irt.botmetrics.evaluate_live reads it ---------------------------
+
+#: Rulings that are no buzz for the figures: not ruled yet, or undone.
+UNCOUNTED_RULINGS = ("", "undone", "pending")
+
+
+@dataclass
+class LiveBot:
+    """A bot identity's live record: ``subject`` its key (``bot:#<competitor id>``), ``tossups``
+    the tossups it heard, ``matches`` ``(id, name, join code)`` of the ended matches it played."""
+
+    subject: str
+    tossups: list[LiveTossup] = field(default_factory=list)
+    matches: list[tuple[int, str, str]] = field(default_factory=list)
+
+
+def live_bot_tossups() -> list[LiveBot]:
+    """Every bot that played an ended live match, with each tossup it heard there (oldest match
+    first), read from the buzz log (``Buzz`` rows hold the ruling that stands).
+
+    A tossup is heard when it was read to its end (``tossup_ended``, outcome not skipped; a replayed
+    tossup counts once, as it was read last) after the bot took its seat. The bot's buzz is its
+    earliest ruled buzz there (undone and unruled ones are no buzz); the humans are the human seats
+    of the other teams that played the match (a teammate is no opponent), each with the token of its
+    correct buzz on the tossup, or None. A muted bot seat is left out: its would-be buzzes are
+    logged (``muted_buzz``) but never ruled, so it would read as a bot that never buzzed."""
+    bots: dict[str, LiveBot] = {}
+    ended = Match.objects.filter(status=Match.Status.ENDED, players__kind="bot").distinct().order_by("id")
+    for match in ended:
+        play = competition_selectors.match_play(match.id)
+        started: dict[int, tuple[int, int]] = {}  # tossup → (seq, token count) of its latest start
+        heard: dict[int, tuple[int, int]] = {}
+        joined: dict[int, int] = {}  # seat → seq of its player_joined (a seat added later)
+        events = MatchEvent.objects.filter(
+            match=match, event__in=("tossup_started", "tossup_ended", "player_joined")
+        ).order_by("seq")
+        for seq, event, payload in events.values_list("seq", "event", "payload"):
+            if event == "player_joined":
+                joined[payload["player_id"]] = seq
+            elif event == "tossup_started":
+                started[payload["question_id"]] = (seq, payload["token_count"])
+            elif payload["question_id"] in started:
+                qid = payload["question_id"]
+                if payload.get("outcome") == "skipped":
+                    heard.pop(qid, None)
+                else:
+                    heard[qid] = started[qid]
+        buzzes: dict[tuple[int, int], tuple[int, bool]] = {}  # (tossup, seat) → earliest (token, correct)
+        rows = Buzz.objects.filter(match=match).exclude(ruling__in=UNCOUNTED_RULINGS)
+        for tossup_id, player_id, token, seq, ruling in rows.order_by("token_index", "seq").values_list(
+            "tossup_id", "player_id", "token_index", "seq", "ruling"
+        ):
+            if tossup_id in heard and seq > heard[tossup_id][0]:
+                buzzes.setdefault((tossup_id, player_id), (token, ruling == "correct"))
+        seats = [s for s in play.seats if s.played]
+        muted = set(match.players.filter(buzz_mode=BuzzMode.MUTED).values_list("id", flat=True))
+        for bot in (s for s in seats if s.kind == "bot" and s.player_id not in muted):
+            key = identity_key("bot", bot.competitor_id, bot.player_id)
+            record = bots.setdefault(key, LiveBot(key))
+            humans = [s for s in seats if s.kind == "human" and s.team_id != bot.team_id]
+            n = 0
+            for tossup_id, (start, tokens) in heard.items():
+                if start < joined.get(bot.player_id, 0):
+                    continue  # read before the bot was seated
+                correct = [buzzes.get((tossup_id, h.player_id)) for h in humans]
+                record.tossups.append(
+                    LiveTossup(
+                        tossup=str(tossup_id),
+                        match=match.join_code,
+                        token_count=tokens,
+                        bot_buzz=buzzes.get((tossup_id, bot.player_id)),
+                        humans=tuple(c[0] if c and c[1] else None for c in correct),
+                    )
+                )
+                n += 1
+            if n:
+                record.matches.append((match.id, match.name, match.join_code))
+    return [b for b in bots.values() if b.tossups]
+
+
+# --- what a fit's scope covers ------------------------------------------------------------------
+
+
+def scope_coverage(scope: str) -> dict[str, Any]:
+    """What the responses of a fit scope come from now: ``matches`` ``[(id, name, join code)]``
+    of the live matches with stored responses in it, ``sources`` the imported files (an imported
+    set), ``tournament`` its name (``tournament:<id>``), ``n_responses``."""
+    rows = scope_responses(scope)
+    match_ids = sorted(set(rows.exclude(match_id=None).values_list("match_id", flat=True)))
+    names = {m.id: (m.name, m.join_code) for m in Match.objects.filter(id__in=match_ids)}
+    sources = sorted(set(rows.filter(match_id=None).values_list("source", flat=True)))
+    tournament = None
+    if scope.startswith("tournament:") and scope.split(":", 1)[1].isdigit():
+        tournament = (
+            Tournament.objects.filter(pk=int(scope.split(":", 1)[1])).values_list("name", flat=True).first()
+        )
+    return {
+        "matches": [(i, *names.get(i, (f"match {i} (deleted)", ""))) for i in match_ids],
+        "sources": [s.split(":", 1)[-1] for s in sources],
+        "tournament": tournament,
+        "n_responses": rows.count(),
+    }
+
+
+def same_response_fits(fits: Iterable[Fit]) -> dict[int, list[Fit]]:
+    """For each of ``fits``, the other finished fits of the very same responses and flags (the
+    same snapshot hash: e.g. ``match:1`` and ``live`` while one match has been played), oldest first."""
+    fits = list(fits)
+    hashes = {f.snapshot_hash for f in fits}
+    twins: dict[str, list[Fit]] = defaultdict(list)
+    for f in Fit.objects.filter(snapshot_hash__in=hashes, status=Fit.Status.DONE).order_by(
+        "created_at", "id"
+    ):
+        twins[f.snapshot_hash].append(f)
+    return {f.id: [t for t in twins[f.snapshot_hash] if t.id != f.id] for f in fits}

@@ -32,10 +32,10 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["REDIS_URL"] = url  # for server/worker subprocesses started by tests
     from django.conf import settings
 
+    from config.settings import channel_layers
+
     settings.REDIS_URL = url
-    settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer", "CONFIG": {"hosts": [url]}}
-    }
+    settings.CHANNEL_LAYERS = channel_layers(url, settings.REDIS_PREFIX)
     settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
     # Media files of imported tossups go to a private folder, for this process and its servers.
     media = tempfile.mkdtemp(prefix="tossup-test-media-")

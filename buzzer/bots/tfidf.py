@@ -416,8 +416,10 @@ class TfidfGuesser:
         return self.answers[int(best[0])]
 
     def save(self, path: str | Path) -> None:
-        """Write the fitted model to ``path`` (joblib, compressed)."""
+        """Write the fitted model to ``path`` (joblib, compressed), creating its folder (a fresh
+        clone has no ``var/cache``)."""
         blob = {name: getattr(self, name) for name in _MODEL_FIELDS}
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
         joblib.dump({**blob, "version": REFERENCE_VERSION}, path, compress=3)
 
     @classmethod

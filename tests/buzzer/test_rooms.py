@@ -92,7 +92,7 @@ async def start_driver(match: Match, name: str, monkeypatch) -> driving.Driver:
 
 
 async def lease_holder(redis: Any, match: Match) -> str | None:
-    value = await redis.get(f"tossup:driver:{match.id}")
+    value = await redis.get(driving.driver_key(match.id))
     return value.decode() if value else None
 
 
@@ -228,7 +228,7 @@ async def test_the_last_member_leaving_closes_the_room_and_releases_the_lease(re
     assert await rooms.Room.join(match.id, second) is room
     redis = aioredis.from_url(redis_url)
     try:
-        key = f"tossup:driver:{match.id}"
+        key = driving.driver_key(match.id)
         async with asyncio.timeout(5):
             while await redis.get(key) != room.driver.process_id.encode():
                 await asyncio.sleep(0.02)

@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from competition import botlaunch, game, services
-from competition.management.commands.bot_supervisor import BotSupervisor
+from competition.management.commands.bot_supervisor import GIVE_UP_AFTER, BotSupervisor
 from competition.models import BotLaunch, Match, MatchEvent, Player
 from config import launcher
 from tests.support.factories import make_match
@@ -301,6 +301,7 @@ def test_the_supervisor_runs_restarts_replaces_and_stops_bots(
         # Each round leaves its heartbeat (compose's health check of bot-supervisor).
         assert time.time() - (tmp_path / "bot_supervisor.alive").stat().st_mtime < 5
         first = launch_of(seat).pid
+        rounds(bots, lambda: any(tmp_path.glob("args-*")))  # the stand-in has written them
         args = next(tmp_path.glob("args-*")).read_text()
         assert f"--code {match.join_code} --token={seat.token}" in args and "--bot wiki" in args
 
@@ -349,6 +350,66 @@ def test_a_deleted_seat_stops_its_bot_and_an_unknown_guesser_fails(
         BotLaunch.objects.create(player=other, guesser="llm:gone")  # the endpoint was removed since
         rounds(bots, lambda: launch_of(other).state == "failed")
         assert "no longer knows 'llm:gone'" in launch_of(other).detail and not bots.children
+    finally:
+        bots.stop_all()
+
+
+def stand_in(tmp_path: Path, name: str, body: str) -> str:
+    """A stand-in for ``python manage.py runbot …`` that runs the shell ``body``; counts its starts."""
+    script = tmp_path / name
+    script.write_text(f"#!/bin/sh\necho start >> {tmp_path}/{name}.starts\n{body}\n")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+def starts(tmp_path: Path, name: str) -> int:
+    path = tmp_path / f"{name}.starts"
+    return len(path.read_text().splitlines()) if path.exists() else 0
+
+
+def test_a_bot_that_ends_with_its_match_is_not_started_again(match: Match, tmp_path: Path) -> None:
+    """runbot exits 0 after "match over" — before the supervisor's next round may have seen the match
+    end. It is done: stopped, with its last line, and never restarted (it reloaded a 43 MB model
+    every few seconds before)."""
+    seat = bot_seat(match)
+    python = stand_in(tmp_path, "over", "echo \"match over: {'buzzes': 3}\"; exit 0")
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=python)
+    try:
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: launch_of(seat).state == "stopped")
+        assert launch_of(seat).detail == "match over: {'buzzes': 3}" and launch_of(seat).restarts == 0
+        for _ in range(40):  # 4 s: past the supervisor's first backoffs (1, 2 s)
+            bots.step()
+            time.sleep(0.1)
+        assert starts(tmp_path, "over") == 1 and not bots.children
+        assert launch_of(seat).state == "stopped"
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")  # Run again: a new generation
+        rounds(bots, lambda: starts(tmp_path, "over") == 2)
+    finally:
+        bots.stop_all()
+
+
+def test_a_bot_that_cannot_start_is_given_up_with_its_reason(match: Match, tmp_path: Path) -> None:
+    """Three crashes in a row, each soon after its start: failed, with the last line of its log as
+    the reason the dashboard shows; no fourth start until the moderator runs it again."""
+    seat = bot_seat(match)
+    python = stand_in(
+        tmp_path, "broken", 'echo "CommandError: cannot train on x.jsonl.gz: no tossups"; exit 1'
+    )
+    bots = BotSupervisor("ws://127.0.0.1:1", launcher.child_env(), tmp_path, python=python)
+    try:
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: launch_of(seat).state == "failed", timeout=30)
+        assert launch_of(seat).detail == (
+            f"failed {GIVE_UP_AFTER} times in a row: CommandError: cannot train on x.jsonl.gz: no tossups"
+        )
+        assert starts(tmp_path, "broken") == GIVE_UP_AFTER and launch_of(seat).restarts == GIVE_UP_AFTER - 1
+        for _ in range(40):
+            bots.step()
+            time.sleep(0.1)
+        assert starts(tmp_path, "broken") == GIVE_UP_AFTER and launch_of(seat).state == "failed"
+        botlaunch.launch(match=match, player_id=seat.id, guesser="wiki")
+        rounds(bots, lambda: starts(tmp_path, "broken") == GIVE_UP_AFTER + 1)
     finally:
         bots.stop_all()
 

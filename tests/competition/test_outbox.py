@@ -47,7 +47,9 @@ def broker(monkeypatch) -> Iterator[dict[str, Any]]:
 
 
 def queued(url: str) -> int:
-    return int(redis.Redis.from_url(url).llen("irt"))
+    from django.conf import settings
+
+    return int(redis.Redis.from_url(url).llen(f"{settings.REDIS_PREFIX}irt"))  # this instance's queue
 
 
 def play_and_end(match: Match, django_capture_on_commit_callbacks) -> services.Applied:

@@ -48,7 +48,7 @@ def watch_errors(page, errors: list[str]) -> None:
 def test_phone_and_tablet_race_timer_keyboard_and_recap(room: Room) -> None:
     from playwright.sync_api import expect
 
-    match = room.create_match(tossups=2, wpm=150, answer_window=12, auto_rule=True)
+    match = room.create_match(tossups=2, wpm=150, answer_window=12, auto_rule=True, between_questions=2)
     errors: list[str] = []
     with chromium() as browser:
         phone = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()

@@ -5,13 +5,18 @@ Screenshot: /tmp/tossup-server-bots.png."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from config import launcher
+from tests.frontend.room import shot
 from tests.support.browser import chromium
-from tests.support.live import live_server, manage
+from tests.support.live import BASE_DIR, live_server, manage
 
 pytestmark = pytest.mark.browser
 
@@ -91,3 +96,46 @@ def test_a_bot_seat_added_to_a_running_match_reaches_the_seats_and_the_card(
         expect(page.locator("#log")).to_contain_text("Solo took a seat (Solo)")
         page.locator("#server-bots").scroll_into_view_if_needed()
         page.screenshot(path="/tmp/tossup-server-bots-add.png")
+
+
+def test_a_bot_that_cannot_start_shows_why_on_the_dashboard(
+    tmp_path: Path, redis_url: str, monkeypatch
+) -> None:
+    """The TF-IDF bot on a training file it cannot learn from (one year of tossups: none to hold
+    out) crashes at each start; after three the supervisor gives it up and the card says why, at
+    the moderator's 1366×768, with "Run" to try again. Screenshot: bot-failed-1366x768.png."""
+    from playwright.sync_api import expect
+
+    one_year = tmp_path / "one-year.jsonl.gz"
+    with gzip.open(one_year, "wt") as out:
+        for n in range(3):
+            tossup = {"type": "tossup", "set": "2019-X", "year": 2019, "packet": "1", "number": n + 1}
+            out.write(json.dumps({**tossup, "question": f"Clue {n}.", "answer": f"Answer {n}"}) + "\n")
+    monkeypatch.setenv("TOSSUP_BOT_TFIDF_TRAIN", str(one_year))  # the server's and the supervisor's
+    monkeypatch.setenv("TOSSUP_BOT_CACHE_DIR", str(tmp_path / "cache"))
+    made: dict = {}
+
+    def setup(env: dict[str, str]) -> None:
+        made.update(json.loads(manage(env, "create_match", "--teams", "Red,Blue", "--bot", "Robo", "--json")))
+
+    with live_server(tmp_path, redis_url, setup) as (url, env), chromium() as browser:
+        cmd = [sys.executable, "manage.py", "bot_supervisor", "--url", url.replace("http", "ws", 1),
+               "--log-dir", str(tmp_path), "--every", "0.5"]  # fmt: skip
+        supervisor = subprocess.Popen(
+            cmd, cwd=BASE_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT
+        )
+        try:
+            page = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+            page.goto(f"{url}/moderator/{made['code']}/?token={made['moderator_token']}")
+            seat = page.locator("#server-bots li[data-seat]")
+            seat.locator("select").select_option("tfidf")
+            seat.locator("button[data-launch]").click()
+            expect(seat.locator(".bot-state")).to_have_text("tfidf: failed", timeout=90_000)
+            expect(seat).to_contain_text("failed 3 times in a row: CommandError: cannot train on")
+            expect(seat).to_contain_text("needs tossups of at least two years")
+            expect(seat.locator("button[data-launch]")).to_have_text("Run")  # not "Restart with"
+            expect(seat.locator("button[data-stop]")).to_have_count(0)
+            seat.scroll_into_view_if_needed()
+            shot(page, "bot-failed-1366x768")
+        finally:
+            launcher.stop(supervisor)

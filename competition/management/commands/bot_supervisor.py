@@ -8,7 +8,10 @@
 token as ``--token=VALUE``, an API key only in the process environment), stops the process of a
 launch that was stopped, replaced, deleted with its seat or whose match ended, restarts a process
 that died (``config.launcher.Supervisor``: backoff 1, 2, 4 … 30 s) and writes each launch's state
-(running, restarting, stopped, failed; pid, restarts, the last exit) back for the dashboard. Each
+(running, restarting, stopped, failed; pid, restarts, the last exit) back for the dashboard. A bot
+that exits 0 ("match over") is done, not restarted; one that crashed GIVE_UP_AFTER times in a row,
+each within HEALTHY_AFTER of its start, is failed with the last line of its log as the reason (the
+dashboard's Run starts it again, as a new generation of the launch). Each
 bot's output goes to ``<log-dir>/bot-<seat id>.log``; each round that reached the database touches
 ``<log-dir>/bot_supervisor.alive`` (compose's health check reads its age). Ctrl-C or SIGTERM stops
 every bot.
@@ -32,6 +35,8 @@ from config import launcher
 
 log = logging.getLogger("tossup.bots")
 State = BotLaunch.State
+GIVE_UP_AFTER = 3
+HEALTHY_AFTER = 600.0  # s: a first start may train a model for minutes before it connects
 
 
 def last_line(path: Path | None, limit: int = 4096) -> str:
@@ -54,7 +59,7 @@ class BotSupervisor:
         self.ws_url, self.env, self.log_dir, self.python = ws_url, env, log_dir, python
         self.supervisor = launcher.Supervisor()
         self.children: dict[int, tuple[int, launcher.Child]] = {}  # launch id -> (generation, child)
-        self.failed: set[tuple[int, int]] = set()  # (launch id, generation) that cannot start
+        self.over: set[tuple[int, int]] = set()  # (launch id, generation) done, failed or unknown
         self.reported: dict[int, tuple[Any, ...]] = {}  # launch id -> last state written
         self.heartbeat = log_dir / "bot_supervisor.alive"
 
@@ -69,18 +74,18 @@ class BotSupervisor:
                 del self.children[launch_id]
         # Notice deaths (and their exit codes) before the supervisor restarts them.
         for launch_id, (_, child) in self.children.items():
-            if child.proc is not None and child.proc.poll() is not None:
+            if child.proc is not None and child.proc.poll() not in (None, 0):
                 said = last_line(child.log_path)
                 detail = f"exited with {child.proc.returncode}" + (f": {said}" if said else "")
                 self._report(launch_id, State.RESTARTING, None, child.restarts, detail)
         registry: botlaunch.Registry | None = None
         for row in wanted.values():
-            if row.id in self.children or (row.id, row.generation) in self.failed:
+            if row.id in self.children or (row.id, row.generation) in self.over:
                 continue
             registry = registry or botlaunch.known_guessers()
             known = registry.get(row.guesser)
             if known is None:
-                self.failed.add((row.id, row.generation))
+                self.over.add((row.id, row.generation))
                 self._report(row.id, State.FAILED, None, 0, f"this server no longer knows {row.guesser!r}")
                 continue
             match = row.player.match
@@ -89,11 +94,26 @@ class BotSupervisor:
                 known.command(self.python, self.ws_url, match.join_code, row.player.token),
                 known.environment(self.env),
                 log_path=self.log_dir / f"bot-{row.player_id}.log",
+                exit_0_is_done=True,
+                give_up_after=GIVE_UP_AFTER,
+                healthy_after=HEALTHY_AFTER,
             )
             log.info("%s: starting %s for %s in %s", child.name, known.key, row.player.name, match.join_code)
             self.supervisor.start(child)
             self.children[row.id] = (row.generation, child)
         self.supervisor.poll()
+        for launch_id, (generation, child) in list(self.children.items()):
+            if child.done or child.gave_up:
+                said = last_line(child.log_path)
+                if child.done:
+                    self._report(launch_id, State.STOPPED, None, child.restarts, said or "finished")
+                else:
+                    why = f"failed {child.failures} times in a row" + (f": {said}" if said else "")
+                    self._report(launch_id, State.FAILED, None, child.restarts, why)
+                log.info("%s: %s", child.name, "finished" if child.done else "given up")
+                self.supervisor.remove(child)
+                del self.children[launch_id]
+                self.over.add((launch_id, generation))
         for launch_id, (_, child) in self.children.items():
             if child.proc is not None and child.proc.poll() is None:
                 self._report(launch_id, State.RUNNING, child.proc.pid, child.restarts, None)
@@ -131,7 +151,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         logging.basicConfig(level=logging.INFO, format="%(asctime)s bots: %(message)s", datefmt="%H:%M:%S")
-        log_dir = opts["log_dir"] or Path(settings.BASE_DIR) / "var"
+        log_dir = opts["log_dir"] or Path(settings.VAR_DIR)
         log_dir.mkdir(parents=True, exist_ok=True)
         launcher.exit_on_sigterm()
         bots = BotSupervisor(opts["url"], launcher.child_env(), log_dir)

@@ -43,6 +43,7 @@ def create(
     packet: str = "demo",
     teams: list[str],
     bots: list[str] | None = None,
+    bot_team: str | None = None,
     team_bots: list[dict[str, Any]] | None = None,
     tossups: int | None = None,
     preset: str = "naqt",
@@ -51,7 +52,7 @@ def create(
 ) -> Match:
     """Create a match in the lobby on ``packet``'s tossups (the first ``tossups`` of them in
     packet order, default all) and bonuses, with human ``teams`` and one light-weight bot
-    per name in ``bots`` (each on its own team); ``team_bots``: bot seats on human teams (see
+    per name in ``bots`` (each on a team of its own, or all on the team ``bot_team``); ``team_bots``: bot seats on human teams (see
     :func:`team_bot`). ``config``: :class:`competition.game.MatchConfig`
     overrides (``wpm``, ``answer_window``, ``auto_rule``…).
 
@@ -66,12 +67,14 @@ def create(
         tossup_ids = tossup_ids[:tossups]
     try:
         return services.create_match(
-            name=name or f"{' vs '.join([*teams, *(bots or [])])} ({qset.name})",
+            name=name
+            or f"{' vs '.join([*teams, *([bot_team] if bot_team and bots else bots or [])])} ({qset.name})",
             tossup_ids=tossup_ids,
             bonus_ids=bonus_ids,
             preset=preset,
             teams=teams,
-            bots=[{"name": b, "weight_class": "light"} for b in bots or []] + list(team_bots or []),
+            bots=[{"name": b, "weight_class": "light", "bot_team": bot_team or b} for b in bots or []]
+            + list(team_bots or []),
             config=config or {},
         )
     except services.ServiceError as exc:
@@ -128,6 +131,10 @@ class Command(BaseCommand):
         parser.add_argument("--teams", required=True, help="human team names, comma-separated: Red,Blue")
         parser.add_argument("--bot", action="append", default=[], help="a bot seat (repeatable)")
         parser.add_argument(
+            "--bot-team",
+            help="the team the --bot seats play on (default: each bot on a team of its own name)",
+        )
+        parser.add_argument(
             "--team-bot",
             action="append",
             default=[],
@@ -162,6 +169,7 @@ class Command(BaseCommand):
             packet=opts["packet"],
             teams=teams,
             bots=opts["bot"],
+            bot_team=opts["bot_team"],
             team_bots=[team_bot(s) for s in opts["team_bot"]],
             tossups=opts["tossups"],
             preset=opts["preset"],

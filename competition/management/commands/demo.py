@@ -1,77 +1,51 @@
-"""The embedded demo: ``serve`` (Redis, the server, a Celery worker, all supervised) plus a
-match on the bundled demo packet (``create_match``) and a bot process, on SQLite.
+"""The embedded demo: ``serve`` (Redis, the server, a Celery worker, the bot supervisor, all
+supervised) plus a match on the bundled demo packet (``create_match``) whose bot seat the server
+runs (``competition.botlaunch``), on SQLite.
 
 The bot never trains on the demo packet (:func:`demo_bot`): with the qbreader dump in ``../shared`` it is
-the reference TF-IDF bot trained on the sets up to 2020 and QANTA (cached under ``var/cache``) (the demo packet is written for Tossup, in no
-set); without it, the Wikipedia bot (``buzzer.bots.wiki``), which knows only the article summaries of
-an installed package.
+the reference TF-IDF bot trained on the sets up to 2020 and QANTA (cached under ``var/cache``) (the demo
+packet is written for Tossup, in no set); without it, the Wikipedia bot (``buzzer.bots.wiki``), which
+knows only the article summaries of an installed package. The dashboard's "Bots the server runs" shows
+it like any bot a moderator added: its state, and why it failed if it did.
 
-A crashed server, worker or bot is restarted (see ``serve``); Ctrl-C stops everything."""
+A crashed server or worker is restarted (see ``serve``), a crashed bot too (``bot_supervisor``); Ctrl-C
+stops everything."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from competition.botlaunch import QBREADER  # under the shared data folder
+from competition import botlaunch
 from competition.management.commands import create_match, serve
-from competition.models import Match
 from config import launcher
-from formats import FormatError, wikisummaries
+
+HUMANS = ["Team A", "Team B"]
+COMPUTER = "Computer"  # the bots' team: "TF-IDF bot (Computer) buzzed"
 
 
 @dataclass(frozen=True)
 class DemoBot:
-    """The demo's bot: its seat ``name``, the ``runbot`` flags that build it (empty: no bot) and one
-    line saying what it knows."""
+    """The demo's bot: its seat ``name``, the ``guesser`` the server runs on it (a key of
+    ``botlaunch.known_guessers``; "" for no bot) and one line saying what it knows."""
 
     name: str
-    runbot_args: tuple[str, ...]
+    guesser: str
     note: str
 
 
-def demo_bot(shared_data: str | Path | None = None) -> DemoBot:
-    """The bot the demo seats, chosen by what this machine has; ``shared_data`` defaults to
-    ``settings.SHARED_DATA_DIR`` (``TOSSUP_SHARED_DATA``). Never trained on the demo packet."""
-    shared = Path(shared_data or settings.SHARED_DATA_DIR)
-    qbreader = shared / QBREADER
-    if qbreader.exists():
-        extra = [
-            a for q in sorted((shared / "qanta").glob("qanta.*.json.gz")) for a in ("--extra-train", str(q))
-        ]
-        cache = Path(settings.VAR_DIR) / "cache" / "demo-tfidf-2020.joblib"  # retrained if stale
-        return DemoBot(
-            "TF-IDF bot",
-            (
-                "--bot",
-                "tfidf",
-                "--train",
-                str(qbreader),
-                *extra,
-                "--max-year",
-                "2020",
-                "--model-cache",
-                str(cache),
-            ),
-            "the reference TF-IDF bot, trained on the qbreader tossups and bonuses up to 2020 and QANTA, with a "
-            "learned, calibrated buzzer (the first start trains it: a few minutes; later starts load it); "
-            "it has never seen these questions",
-        )
-    try:
-        count, version = len(wikisummaries.read_articles()), wikisummaries.version()
-    except FormatError as exc:
-        return DemoBot("", (), f"none: ../shared/data is absent and the Wikipedia summaries are not ({exc})")
-    return DemoBot(
-        "Wikipedia bot",
-        ("--bot", "wiki"),
-        f"Wikipedia bot: knows the ~{count:,} Wikipedia vital-article summaries shipped by "
-        f"{wikisummaries.DISTRIBUTION} {version}; it has never seen these questions",
-    )
+def demo_bot() -> DemoBot:
+    """The bot the demo seats, chosen by what this machine has (``botlaunch.known_guessers``: the
+    TF-IDF reference bot when its training file exists, else the Wikipedia bot). Never trained on
+    the demo packet."""
+    registry = botlaunch.known_guessers()
+    for key, name in (("tfidf", "TF-IDF bot"), ("wiki", "Wikipedia bot")):
+        known = registry.get(key)
+        if known is not None:
+            return DemoBot(name, key, f"{name}: {known.note}; it has never seen these questions")
+    return DemoBot("", "", "none: " + "; ".join(registry.problems))
 
 
 class Command(BaseCommand):
@@ -87,30 +61,38 @@ class Command(BaseCommand):
             "--auto-rule", action="store_true", help="apply the judge's verdicts without a moderator"
         )
         parser.add_argument("--no-bot", action="store_true")
+        parser.add_argument(
+            "--teams",
+            default=",".join(HUMANS),
+            help=f"the human teams, comma-separated (default {','.join(HUMANS)}); the bot plays on {COMPUTER!r}",
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         serve.setup_logging()
         port = opts["port"]
         if serve.port_in_use(port):
             port = launcher.free_port()
-        bot = DemoBot("", (), "none (--no-bot)") if opts["no_bot"] else demo_bot()
+        bot = DemoBot("", "", "none (--no-bot)") if opts["no_bot"] else demo_bot()
+        teams = [t.strip() for t in opts["teams"].split(",") if t.strip()]
         served = serve.build(port=port, workers=opts["workers"], lan=opts["lan"])  # migrates first
         match = create_match.create(
             packet="demo",
-            teams=["Team A", "Team B"],
-            bots=[bot.name] if bot.runbot_args else [],
+            teams=teams,
+            bots=[bot.name] if bot.guesser else [],
+            bot_team=COMPUTER,
             preset=opts["preset"],
             name="Demo match",
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
-        if bot.runbot_args:
-            served.supervisor.add(self._bot(match, served, bot))
+        if bot.guesser:  # the server's bot supervisor starts it once the server listens
+            seat = match.players.get(kind="bot")
+            botlaunch.launch(match=match, player_id=seat.id, guesser=bot.guesser)
         info = create_match.describe(match, served.public_url)
         self.stdout.write(
             "\nTossup demo is starting (Ctrl-C stops it; crashed processes are restarted).\n"
             f"  Moderator dashboard: {info['dashboard_url']}\n"
             f"  Player page:         {info['player_url']}\n"
-            f"  Join code:           {info['code']}   (teams: Team A, Team B)\n"
+            f"  Join code:           {info['code']}   (teams: {', '.join(teams)})\n"
             f"  Scoreboard:          {info['scoreboard_url']}\n"
             f"  Analysis:            {served.public_url}/analysis/\n"
             f"  Logs:                {served.log_dir}/\n"
@@ -120,14 +102,3 @@ class Command(BaseCommand):
         )
         self.stdout.flush()
         serve.run(served)
-
-    def _bot(self, match: Match, served: serve.Served, demo: DemoBot) -> launcher.Child:
-        """The bot as a supervised child: it connects once the server listens (it is started
-        after the server) and is restarted if it dies."""
-        bot = match.players.get(kind="bot")
-        ws = served.local_url.replace("http://", "ws://", 1)
-        cmd = [
-            sys.executable, "manage.py", "runbot", "--url", ws,
-            "--code", match.join_code, f"--token={bot.token}", *demo.runbot_args,
-        ]  # fmt: skip
-        return launcher.Child("bot", cmd, served.env, log_path=served.log_dir / "bot.log")

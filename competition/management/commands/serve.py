@@ -80,7 +80,7 @@ def build(
     if port_in_use(port):
         raise CommandError(f"port {port} is already in use; choose another with --port")
     call_command("migrate", interactive=False, verbosity=0)
-    log_dir = log_dir or Path(settings.BASE_DIR) / "var"
+    log_dir = log_dir or Path(settings.VAR_DIR)
     log_dir.mkdir(parents=True, exist_ok=True)
     supervisor = launcher.Supervisor(control_dir=control_dir)
 

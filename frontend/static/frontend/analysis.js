@@ -15,7 +15,8 @@ function draw() {
   Plotly.newPlot("skills-plot", skillTraces, layout("Skill β by kind", "", "skill β (logits)"), { responsive: true, displaylogo: false });
 
   const curves = data.curves.map((c) => ({ type: "scatter", mode: "lines", name: c.label, x: data.grid, y: c.y, line: { width: 1.5 } }));
-  Plotly.newPlot("iif-plot", curves, layout("Item information IIF_j(t)", "skill t (logits)", "information"), { responsive: true, displaylogo: false });
+  // A plot with nothing to draw is not drawn: its place on the page says why (analysis.html).
+  if (curves.length) Plotly.newPlot("iif-plot", curves, layout("Item information IIF_j(t)", "skill t (logits)", "information"), { responsive: true, displaylogo: false });
 
   const f2 = data.figure2;
   if (!f2) return;
@@ -29,7 +30,7 @@ function draw() {
   const mark = (x, color, text) => ({ type: "line", xref: "x", yref: "paper", x0: x, x1: x, y0: 0, y1: 1, line: { color, dash: "dash" }, label: { text, textposition: "end" } });
   const densityLayout = layout("Skill densities", "skill β (logits)", "density");
   densityLayout.shapes = [mark(f2.skill_h0, colors.human, "β*H0"), mark(f2.skill_m0, colors.bot, "β*M0")];
-  Plotly.newPlot("density-plot", densities, densityLayout, { responsive: true, displaylogo: false });
+  if (f2.human.density || f2.bot.density) Plotly.newPlot("density-plot", densities, densityLayout, { responsive: true, displaylogo: false });
 
   const x = f2.difficulty;
   const curvesByGroup = ["human", "bot"].map((g) => ({

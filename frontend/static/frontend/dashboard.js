@@ -4,7 +4,7 @@
 // connection state, protests, scores and a grouped log.
 import {
   ClockOffset, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader,
-  renderScoreboard, resultHeadline, setConn, standings, teamName, toast, tokenHtml,
+  rankTeams, renderScoreboard, resultText, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
@@ -507,8 +507,9 @@ function renderMatchOver() {
   $("match-over").hidden = !ended;
   document.querySelector(".dash .question").hidden = ended; // the recap has every question now
   if (!ended) return;
-  $("final-result").textContent = resultHeadline(m);
-  $("final-standings").innerHTML = standings(m)
+  const ranked = rankTeams(m.teams);
+  $("final-result").textContent = resultText(ranked);
+  $("final-standings").innerHTML = ranked
     .map((r) => `<li${r.rank === 1 ? ' class="winner"' : ""}><span class="rank">${r.rank}${r.tied ? "=" : ""}</span> <span class="name">${escapeHtml(r.team.name)}</span> <strong class="score">${r.team.score}</strong></li>`)
     .join("");
   if (fitPoll === null) fitPoll = setTimeout(pollFit, 0);

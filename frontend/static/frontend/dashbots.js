@@ -33,8 +33,8 @@ function guesserLabel(g) {
 
 function seatHtml(seat, guessers, ended) {
   const l = seat.launch;
-  const running = l && l.wanted;
   const state = !l ? "none" : l.wanted ? l.state : "stopped";
+  const running = l && l.wanted && !["stopped", "failed"].includes(l.state); // a failed bot is Run again
   const status = !l
     ? '<span class="muted">no bot from the server</span>'
     : `<span class="bot-state" data-state="${escapeHtml(state)}">${escapeHtml(l.guesser)}: ${escapeHtml(state)}</span>`

@@ -588,22 +588,3 @@ export function resultText(ranked) {
   if (winners.length > 1) return `Tie at ${top}: ${winners.slice(0, -1).join(", ")} and ${winners.at(-1)}`;
   return ranked.length > 1 ? `${winners[0]} wins, ${top} to ${ranked[1].team.score}` : `${winners[0]}: ${top}`;
 }
-
-/** Teams best first; equal scores share a rank (1, 1, 3): `[{team, rank, tied}]`. */
-export function standings(m) {
-  const sorted = [...m.teams].sort((a, b) => b.score - a.score);
-  return sorted.map((team) => {
-    const same = sorted.filter((x) => x.score === team.score).length;
-    return { team, rank: 1 + sorted.filter((x) => x.score > team.score).length, tied: same > 1 };
-  });
-}
-
-/** The final result in words: "Team A wins, 65 to 60", "Tie at 40: Team A and Team B". */
-export function resultHeadline(m) {
-  const ranked = standings(m);
-  if (!ranked.length) return "";
-  const top = ranked[0].team.score;
-  const winners = ranked.filter((r) => r.rank === 1).map((r) => r.team.name);
-  if (winners.length > 1) return `Tie at ${top}: ${winners.slice(0, -1).join(", ")} and ${winners.at(-1)}`;
-  return ranked.length > 1 ? `${winners[0]} wins, ${top} to ${ranked[1].team.score}` : `${winners[0]}: ${top}`;
-}

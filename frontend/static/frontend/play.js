@@ -6,7 +6,7 @@
 // same way: it makes this tablet's player the same subject in every match it joins.
 import {
   ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, lockoutOf, modelFromSnapshot,
-  pageData, renderHeader, renderScoreboard, renderWords, setConn, teamName, toast, tokenHtml,
+  pageData, rankTeams, renderHeader, renderScoreboard, renderWords, resultText, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
 import { MyStats } from "./mystats.js";
 
@@ -236,6 +236,12 @@ let recap = null; // {question_id, words: [..] | null, power_index, buzzes: [{pl
 let myPress = null; // {question_id, token_index}: this seat's last press
 let lostRace = null; // {question_id, token_index, margin (s, as the server counted the race)} of a buzz outraced
 let bonusPrompt = "";
+const WAITING = "Answer sent — waiting for the ruling…"; // the status line while a ruling is awaited
+
+/** The status line says a ruling is awaited only until it comes (or the part, bonus or match ends). */
+function clearWaiting() {
+  if ($("banner").textContent === WAITING) banner("");
+}
 
 function recapFor(questionId) {
   if (!recap || recap.question_id !== questionId) recap = { question_id: questionId, words: null, power_index: null, buzzes: [] };
@@ -270,7 +276,7 @@ function startGame() {
       lostRace = null;
       bonusPrompt = "";
       answerSent = m.tossup && m.tossup.buzz && m.tossup.buzz.player_id === seat.player_id && m.phase === "ruling";
-      banner(m.paused ? "Paused" : m.status === "ended" ? "Match over — thanks for playing!" : answerSent ? "Answer sent — waiting for the ruling…" : "");
+      banner(m.status === "ended" ? "Match over — thanks for playing!" : m.paused ? "Paused" : answerSent ? WAITING : "", m.status === "ended" ? "good" : "");
       render();
     },
     onEvent,
@@ -370,7 +376,10 @@ function onEvent(type, d) {
       }
       break;
     case "awaiting_ruling":
-      if (mine(d) || (m.tossup && m.tossup.buzz && mine(m.tossup.buzz))) banner("Answer sent — waiting for the ruling…");
+      // A tossup answer names its buzzer; a bonus part's does not: the seat that sent it knows.
+      if (d.bonus_id == null ? mine(d) || (m.tossup && m.tossup.buzz && mine(m.tossup.buzz)) : bonusSent === `${d.bonus_id}:${d.part}`) {
+        banner(WAITING);
+      }
       break;
     case "prompt":
       if (mine(d)) answerSent = false;
@@ -395,6 +404,7 @@ function onEvent(type, d) {
       bonusPrompt = "";
       bonusSent = null;
       decisionSent = null;
+      clearWaiting();
       break;
     case "bonus_decision":
       if (m.bonus && m.bonus.team_id === myTeam() && d.decision !== "own") bonusSent = `${d.bonus_id}:${d.part}`;
@@ -408,9 +418,12 @@ function onEvent(type, d) {
     case "bonus_prompt":
       bonusSent = null; // the team answers this part again
       bonusPrompt = d.directed_prompt || "Prompt: be more specific.";
+      clearWaiting();
       break;
     case "bonus_part_ruled":
+    case "bonus_ended":
       bonusPrompt = "";
+      clearWaiting();
       break;
     case "paused":
       banner("Paused");
@@ -444,46 +457,34 @@ function mediaLocked() {
 function render() {
   if (!m) return;
   const t = m.tossup;
+  const ended = m.status === "ended";
   renderHeader(m);
+  if (ended) {
+    // The last tossup's line would read as if it were still on.
+    $("q-index").textContent = "Match over";
+    $("q-category").textContent = "";
+  }
+  renderNextTossup();
   renderScoreboard($("scoreboard"), m, { mine: myTeam() });
   renderWords($("q-text"), t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null });
 
   // The answer line (and the whole question) only exist in the model once the tossup ended.
-  const revealed = t && t.outcome && t.answer_line;
+  const revealed = t && t.outcome && t.answer_line && !ended;
   $("reveal").hidden = !revealed;
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;
   renderRecap(t);
 
   const buzzBtn = $("buzz");
   const locked = t && t.locked_teams.includes(myTeam()) && !(t.buzz && mine(t.buzz)) && !t.outcome;
+  buzzBtn.hidden = ended; // nothing left to buzz on
   buzzBtn.disabled = !canBuzz();
   buzzBtn.classList.toggle("locked", !!locked);
   buzzBtn.textContent = locked ? "LOCKED OUT" : pendingBuzz !== null ? "…" : m.paused ? "PAUSED" : mediaLocked() ? "WAIT" : "BUZZ";
 
-  const myBuzz = t && t.buzz && mine(t.buzz) && (m.phase === "answering" || m.phase === "ruling");
-  const form = $("answer-form");
-  const wasHidden = form.hidden;
-  form.hidden = !myBuzz;
-  if (myBuzz) {
-    const prompt = t.buzz.directed_prompt || (t.buzz.prompts ? "Prompt: be more specific." : "");
-    $("prompt-text").hidden = !prompt;
-    $("prompt-text").textContent = prompt;
-    $("answer-input").disabled = answerSent;
-    form.querySelector("button").disabled = answerSent;
-    if (answerSent || m.phase === "ruling") {
-      answerClock.stop();
-    } else {
-      answerClock.start(t.buzz.answer_deadline, clock.offset);
-      if (wasHidden || !$("answer-input").value) $("answer-input").focus();
-    }
-  } else {
-    answerClock.stop();
-    $("answer-input").value = "";
-  }
-
+  renderAnswerForm(t, ended);
   renderConfirm();
   renderBonus();
-  const showFlags = !!(t && t.outcome && t.outcome !== "skipped");
+  const showFlags = !!(t && t.outcome && t.outcome !== "skipped") && !ended;
   $("flags").hidden = !showFlags;
   for (const b of $("flags").querySelectorAll("button")) {
     const sent = flagged.has(`${t && t.question_id}:${b.dataset.problem}`);
@@ -491,7 +492,79 @@ function render() {
     b.disabled = sent;
     b.setAttribute("aria-pressed", String(sent));
   }
+  renderFinal(ended);
   fitViewport();
+}
+
+/**
+ * The form is shown whole when it opens: its field, its Submit and its timer scrolled into view
+ * (above the BUZZ bar, below the sticky tossup line). A prompt, or the answer passed back by the
+ * moderator, is a new question to answer: the field is emptied and focused again.
+ */
+function showForm(form, input) {
+  input.focus({ preventScroll: true });
+  form.scrollIntoView({ block: "nearest" });
+}
+
+function renderAnswerForm(t, ended) {
+  const myBuzz = !ended && t && t.buzz && mine(t.buzz) && (m.phase === "answering" || m.phase === "ruling");
+  const form = $("answer-form");
+  const input = $("answer-input");
+  const wasHidden = form.hidden;
+  form.hidden = !myBuzz;
+  if (!myBuzz) {
+    answerClock.stop();
+    input.value = "";
+    form.dataset.key = "";
+    return;
+  }
+  const key = `${t.question_id}:${t.buzz.player_id}:${t.buzz.prompts || 0}:${t.buzz.answerer_id ?? ""}`;
+  const fresh = form.dataset.key !== key;
+  form.dataset.key = key;
+  if (fresh) input.value = "";
+  const prompt = t.buzz.directed_prompt || (t.buzz.prompts ? "Prompt: be more specific." : "");
+  $("prompt-text").hidden = !prompt;
+  $("prompt-text").textContent = prompt;
+  input.disabled = answerSent;
+  form.querySelector("button").disabled = answerSent;
+  if (answerSent || m.phase === "ruling") {
+    answerClock.stop();
+  } else {
+    answerClock.start(t.buzz.answer_deadline, clock.offset);
+    if (wasHidden || fresh) showForm(form, input);
+    else if (!input.value && document.activeElement !== input) input.focus();
+  }
+}
+
+/** "Next tossup in N s" while the match waits between questions at its own pace (server clock,
+ * `m.nextTossupAt` epoch s); nothing when the moderator advances by hand or the match is paused. */
+function renderNextTossup() {
+  const el = $("next-tossup");
+  const at = m.status !== "ended" && m.phase === "between" && !m.paused && m.betweenQuestions !== null ? m.nextTossupAt : null;
+  el.hidden = at === null;
+  if (at === null) return;
+  const left = Math.ceil(at - (Date.now() / 1000 + clock.offset));
+  el.textContent = left > 0 ? `Next tossup in ${left} s` : "Next tossup starting…";
+}
+
+/** The end of the match: every team ranked with its points, the winner (or the tie) and this
+ * player's team marked, then the link to the match recap; the last question gives way to it. */
+function renderFinal(ended) {
+  const wasHidden = $("final").hidden;
+  $("final").hidden = !ended;
+  if (!ended) return;
+  for (const id of ["q-text", "recap", "confirm"]) $(id).hidden = true;
+  const ranked = rankTeams(m.teams);
+  $("final-result").textContent = resultText(ranked);
+  $("final-standings").innerHTML = ranked
+    .map((r) => {
+      const cls = [r.rank === 1 ? "winner" : "", r.team.team_id === myTeam() ? "mine" : ""].join(" ").trim();
+      const yours = r.team.team_id === myTeam() ? ' <span class="yours">(your team)</span>' : "";
+      return `<tr${cls ? ` class="${cls}"` : ""} data-team="${r.team.team_id}"><td>${r.rank}${r.tied ? "=" : ""}</td><td>${escapeHtml(r.team.name)}${yours}</td><td class="num">${r.team.score}</td></tr>`;
+    })
+    .join("");
+  $("recap-link").href = `/match/${encodeURIComponent(seat.code)}/recap/`;
+  if (wasHidden) $("game-scroll").scrollTop = 0;
 }
 
 /** After the tossup: the whole question, a mark after the word of each buzz, and who said what. */
@@ -582,7 +655,7 @@ function renderConsult(b, cur) {
 
 function bonusResultText(b) {
   if (b.ended || m.phase === "between") return `Bonus: ${b.points} points`;
-  if (bonusPrompt) return bonusPrompt;
+  if (bonusPrompt && b.team_id !== myTeam()) return bonusPrompt; // the team sees it above its field
   const last = b.parts.filter((p) => p && p.result).pop();
   if (!last) return "";
   const how = last.result.decision && last.result.decision !== "own" ? ` — ${DECISION_TEXT[last.result.decision]}` : "";
@@ -591,21 +664,31 @@ function bonusResultText(b) {
 
 function renderBonus() {
   const b = m.bonus;
-  $("bonus").hidden = !b;
-  if (!b) return;
+  const show = !!b && m.status !== "ended"; // a bonus the match's end interrupted is over
+  $("bonus").hidden = !show;
+  if (!show) {
+    bonusClock.stop();
+    return;
+  }
   const ours = b.team_id === myTeam();
   const cur = Number.isInteger(b.part) && b.part >= 0 ? b.parts[b.part] : null;
   $("bonus-leadin").textContent = `Bonus for ${teamName(m, b.team_id)}${b.leadin ? ` — ${b.leadin}` : ""}`;
   $("bonus-text").innerHTML = cur ? `<strong>Part ${b.part + 1} [${cur.value}]</strong> ${escapeHtml(cur.text)}` : "";
   const key = cur ? `${b.bonus_id}:${b.part}` : null;
   const open = ours && cur && !cur.result && !b.ended && m.phase === "bonus" && bonusSent !== key;
-  const wasHidden = $("bonus-form").hidden;
-  $("bonus-form").hidden = !open;
+  const form = $("bonus-form");
+  const wasHidden = form.hidden;
+  form.hidden = !open;
+  $("bonus-prompt").hidden = !bonusPrompt;
+  $("bonus-prompt").textContent = bonusPrompt;
   if (open) {
     bonusClock.start(b.answer_deadline, clock.offset);
-    if (wasHidden) {
+    // A new part, or a prompt on this one: an empty field, focused, the whole form in view.
+    const formKey = `${key}:${bonusPrompt}`;
+    if (wasHidden || form.dataset.key !== formKey) {
+      form.dataset.key = formKey;
       $("bonus-input").value = "";
-      $("bonus-input").focus();
+      showForm(form, $("bonus-input"));
     }
   } else {
     bonusClock.stop();
@@ -655,7 +738,7 @@ $("answer-form").addEventListener("submit", (ev) => {
   if (!t || answerSent) return;
   if (socket.send({ type: "answer", question_id: t.question_id, text: $("answer-input").value }) !== null) {
     answerSent = true;
-    banner("Answer sent — waiting for the ruling…");
+    banner(WAITING);
   }
   render();
 });
@@ -690,8 +773,10 @@ $("consult-choices").addEventListener("click", (ev) => {
   }
   render();
 });
-// The confirmation prompt counts down on its own (no event arrives while it waits).
+// The confirmation prompt and the wait for the next tossup count down on their own (no event
+// arrives while they wait).
 setInterval(() => { if (m && m.tossup && (m.tossup.proposals || []).length) renderConfirm(); }, 500);
+setInterval(() => { if (m) renderNextTossup(); }, 250);
 $("flags").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-problem]");
   if (!btn || !m.tossup) return;

@@ -1,19 +1,31 @@
 // The projector / scoreboard view: the `watch` socket sees only `all` events, so the answer line
 // appears only with `tossup_ended`. Scores ranked with who leads, the question as read, the
-// bonus's progress and, at the end, the result with ties and the standings.
+// bonus's progress and, at the end, the result with ties and the standings (no "live", no leader).
+// A projector cannot scroll: fit() shrinks what is below the scores until it fits the screen.
 import {
-  MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader, renderWords, setConn,
-  teamName,
+  MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, rankTeams, renderHeader, renderWords,
+  resultText, setConn, teamName,
 } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
 let bonusParts = 3; // parts of the bonus being read (bonus_started says; a snapshot lists only those read)
+let connState = "connecting";
 
 function banner(text, kind = "") {
   $("banner").textContent = text;
   $("banner").className = `banner proj-banner ${kind}`;
+}
+
+/** The connection badge: "live" while the match runs, "final" once it is over. */
+function showConn(state = connState) {
+  connState = state;
+  setConn(state);
+  if (state === "open" && m && m.status === "ended") {
+    $("conn").dataset.state = "final";
+    $("conn").textContent = "final";
+  }
 }
 
 const socket = new MatchSocket({
@@ -21,44 +33,38 @@ const socket = new MatchSocket({
   path: "watch",
   onSnapshot(state) {
     m = modelFromSnapshot(state);
-    if (m.paused) banner("Paused");
+    banner(m.paused && m.status !== "ended" ? "Paused" : "", "paused");
     render();
   },
   onEvent(type, d) {
     if (applyEvent(m, type, d) === "resync") socket.resync();
     if (type === "bonus_started") bonusParts = d.parts;
-    if (type === "buzz") banner(`${d.player} (${d.team}) buzzed`, "buzz");
+    if (type === "buzz") banner(`${d.player} (${d.team}) buzzed`, "buzzed");
     if (type === "buzz_ruled") {
       const ruling = { correct: "Correct", wrong: "Incorrect", no_penalty: "No penalty", timeout: "Time" }[d.ruling] || d.ruling;
       banner(`${teamName(m, d.team_id)}: ${ruling} (${d.points > 0 ? "+" : ""}${d.points})`, d.points > 0 ? "good" : "bad");
     }
     if (type === "ruling_undone") banner("Ruling reversed by the moderator", "bad");
     if (["tossup_started", "resumed", "bonus_started", "match_ended"].includes(type)) banner("");
-    if (type === "paused") banner("Paused");
+    if (type === "paused") banner("Paused", "paused");
     render();
   },
-  onStatus: setConn,
+  onStatus: showConn,
 });
 
-/** Teams best first; equal scores share a rank ("1", "1", "3"). */
-function standings() {
-  const sorted = [...m.teams].sort((a, b) => b.score - a.score);
-  return sorted.map((team) => ({ team, rank: 1 + sorted.filter((x) => x.score > team.score).length }));
-}
-
 function renderScores() {
-  const ranked = standings();
+  const ranked = rankTeams(m.teams);
   const top = ranked.length ? ranked[0].team.score : 0;
-  const leaders = ranked.filter((r) => r.team.score === top);
-  const started = m.status !== "lobby";
+  const leaders = ranked.filter((r) => r.rank === 1);
+  const live = m.status === "running"; // no leader before the start, and a winner (not a leader) at the end
   $("scoreboard").innerHTML = m.teams
     .map((x) => {
-      const leads = started && leaders.length === 1 && leaders[0].team === x;
+      const leads = live && leaders.length === 1 && leaders[0].team === x;
       return `<li class="${x.kind}${leads ? " leader" : ""}" data-team="${x.team_id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score}</span>${leads ? '<span class="badge">leads</span>' : ""}</li>`;
     })
     .join("");
   let lead = "";
-  if (started && m.status !== "ended" && ranked.length > 1) {
+  if (live && ranked.length > 1) {
     if (leaders.length > 1) lead = `Tied at ${top}`;
     else lead = `${ranked[0].team.name} leads by ${top - ranked[1].team.score}`;
   }
@@ -69,6 +75,7 @@ function renderBonus() {
   const b = m.bonus;
   const show = !!b && m.status !== "ended";
   $("bonus").hidden = !show;
+  document.body.classList.toggle("bonus-on", show);
   if (!show) return;
   const total = Math.max(b.parts.length, bonusParts);
   const dots = Array.from({ length: total }, (_, k) => {
@@ -87,16 +94,49 @@ function renderFinal() {
   $("final").hidden = !ended;
   document.body.classList.toggle("final", ended);
   if (!ended) return;
-  const ranked = standings();
-  const top = ranked.length ? ranked[0].team.score : 0;
-  const winners = ranked.filter((r) => r.rank === 1).map((r) => r.team.name);
-  const headline = winners.length > 1
-    ? `Tie at ${top}: ${winners.slice(0, -1).join(", ")} and ${winners.at(-1)}`
-    : ranked.length > 1 ? `${winners[0]} wins, ${top} to ${ranked[1].team.score}` : `${winners[0]}: ${top}`;
+  const ranked = rankTeams(m.teams);
   const rows = ranked
-    .map((r) => `<tr${r.rank === 1 ? ' class="winner"' : ""}><td>${r.rank}${ranked.filter((x) => x.rank === r.rank).length > 1 ? "=" : ""}</td><td>${escapeHtml(r.team.name)}</td><td class="num">${r.team.score}</td></tr>`)
+    .map((r) => `<tr${r.rank === 1 ? ' class="winner"' : ""}><td>${r.rank}${r.tied ? "=" : ""}</td><td>${escapeHtml(r.team.name)}</td><td class="num">${r.team.score}</td></tr>`)
     .join("");
-  $("final").innerHTML = `<h2 id="final-result">Final result — ${escapeHtml(headline)}</h2><table class="standings"><thead><tr><th>Place</th><th>Team</th><th class="num">Points</th></tr></thead><tbody>${rows}</tbody></table>`;
+  $("final").innerHTML = `<h2 id="final-result">Final result — ${escapeHtml(resultText(ranked))}</h2><table class="standings"><thead><tr><th>Place</th><th>Team</th><th class="num">Points</th></tr></thead><tbody>${rows}</tbody></table>`;
+}
+
+// --- one screen, no scrolling ------------------------------------------------------------
+const MIN_FIT = 0.4; // below ≈ 18 px question text on 1920 × 1080 the room could not read it anyway
+let fitKey = null;
+
+/**
+ * Fit what is below the scores into the screen: first the scores row goes compact, then the type
+ * of the question, banner, answer line and bonus shrinks (a binary search on --fit). Starts again
+ * from full size only when what is shown changes (a new tossup or bonus part, the end, a resize),
+ * so the text does not jump as the words come in.
+ */
+function fit() {
+  const area = document.querySelector(".proj-body");
+  const t = m.tossup;
+  const b = m.bonus;
+  const key = [m.status, t && t.question_id, b && !b.ended ? `${b.bonus_id}:${b.part}` : "", innerWidth, innerHeight].join("|");
+  const setFit = (v) => area.style.setProperty("--fit", String(v));
+  const over = () => area.scrollHeight > area.clientHeight + 1;
+  if (key !== fitKey) {
+    fitKey = key;
+    document.body.classList.remove("dense");
+    setFit(1);
+  }
+  if (!over()) return;
+  if (!document.body.classList.contains("dense")) {
+    document.body.classList.add("dense");
+    if (!over()) return;
+  }
+  let lo = MIN_FIT;
+  let hi = Number(area.style.getPropertyValue("--fit")) || 1;
+  for (let i = 0; i < 8; i++) {
+    const mid = (lo + hi) / 2;
+    setFit(mid);
+    if (over()) hi = mid;
+    else lo = mid;
+  }
+  setFit(lo);
 }
 
 function render() {
@@ -104,6 +144,7 @@ function render() {
   const ended = m.status === "ended";
   renderHeader(m);
   if (ended) $("q-index").textContent = "Final";
+  showConn();
   renderScores();
   renderWords($("q-text"), ended ? null : t, { buzzIndex: t && t.buzz ? t.buzz.token_index : null, autoplay: true });
   const revealed = !ended && t && t.outcome && t.answer_line;
@@ -111,6 +152,11 @@ function render() {
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;
   renderBonus();
   renderFinal();
+  fit();
 }
+
+window.addEventListener("resize", () => { if (m) render(); });
+// An image clue changes the height once it has loaded.
+document.addEventListener("load", (ev) => { if (m && ev.target.tagName === "IMG") { fitKey = null; fit(); } }, true);
 
 socket.connect();
