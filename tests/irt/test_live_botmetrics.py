@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from competition import game, selectors, services
 from competition.models import Buzz, Match, Player
+from competition.vocabulary import BuzzMode
 from irt import pipeline
 from irt.botmetrics import LIVE_UNKNOWN, LiveBotMetrics, LiveTossup, evaluate_live
 from irt.selectors import live_bot_tossups
@@ -183,4 +184,13 @@ def test_an_undone_buzz_is_no_buzz_and_a_running_match_is_not_read() -> None:
     assert bot.tossups[2].bot_buzz is None
 
     Match.objects.filter(pk=match.pk).update(status=Match.Status.RUNNING)
+    assert live_bot_tossups() == []
+
+
+@pytest.mark.django_db
+def test_a_muted_bot_seat_is_left_out() -> None:
+    """A muted seat's would-be buzzes are never ruled: read as a bot that never buzzed, it would
+    score 0 on every tossup, so it has no live row at all."""
+    match = play_live_match()
+    Player.objects.filter(match=match, name="bot").update(buzz_mode=BuzzMode.MUTED)
     assert live_bot_tossups() == []

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
@@ -128,9 +129,9 @@ class Command(BaseCommand):
         """The Wikipedia-summaries bot (``buzzer.bots.wiki``): needs no --train."""
         if options["train"] or options["model_cache"]:
             raise CommandError("--bot wiki knows only its installed summaries: no --train or --model-cache")
-        settings = {k: options[k] for k in ("threshold", "min_tokens") if options[k] is not None}
-        try:
-            guesser = WikiGuesser(**settings)
+        chosen = {k: options[k] for k in ("threshold", "min_tokens") if options[k] is not None}
+        try:  # its model cached with the install's other state (TOSSUP_VAR_DIR)
+            guesser = WikiGuesser(**chosen, cache_dir=settings.BOT_CACHE_DIR)
         except ValueError as exc:  # FormatError (package missing) is one too
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"wiki bot {guesser.describe()}")

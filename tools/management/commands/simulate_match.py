@@ -406,7 +406,7 @@ def start_stack(procs: list[Any]) -> str:
     redis_url, redis_proc = launcher.ensure_redis()
     procs.append(redis_proc)
     env = launcher.child_env(REDIS_URL=redis_url)
-    logs = Path(settings.BASE_DIR) / "var"
+    logs = Path(settings.VAR_DIR)
     logs.mkdir(exist_ok=True)
     procs.append(launcher.start_worker(env, log=logs / "worker.log"))
     port = launcher.free_port()
@@ -430,7 +430,7 @@ def _cached_guesser(
         f"{train.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{max_year}:{REFERENCE_VERSION}".encode()
         + b"".join(f":{p.resolve()}:{p.stat().st_size}:{p.stat().st_mtime_ns}".encode() for p in extra)
     ).hexdigest()
-    cache = Path(settings.BASE_DIR) / "var" / "cache" / f"{kind}-{key[:16]}.joblib"
+    cache = Path(settings.BOT_CACHE_DIR) / f"{kind}-{key[:16]}.joblib"
     try:
         if cache.exists():
             try:
