@@ -244,7 +244,7 @@ def figure2(fit: Fit) -> dict[str, Any] | None:
 def scope_explanation(fit: Fit) -> dict[str, Any]:
     """What the fit's scope means, in words, from what its responses come from now
     (``irt.selectors.scope_coverage``): ``{text, matches [(id, name, join code)], sources,
-    n_responses_now, changed}`` (``changed``: the scope holds other responses now than the fit used,
+    n_responses (now), changed}`` (``changed``: the scope holds other responses now than the fit used,
     e.g. a match ended since: refit to include them)."""
     scope = fit.dataset
     cover = selectors.scope_coverage(scope)
@@ -265,7 +265,6 @@ def scope_explanation(fit: Fit) -> dict[str, Any]:
     return {
         **cover,
         "text": text,
-        "n_responses_now": cover["n_responses"],
         "changed": cover["n_responses"] != fit.n_responses,
     }
 

@@ -293,3 +293,14 @@ def test_refit_now_puts_one_task_on_the_broker_or_says_it_cannot(
     launcher.stop(broker["proc"])
     down = organiser.post("/analysis/refit/", form)
     assert down.status_code == 503 and "nothing was queued" in down.content.decode()
+
+
+def test_a_scope_that_gained_responses_since_its_fit_says_a_refit_includes_them(
+    client: Client, live_fit: Fit
+) -> None:
+    page = f"/analysis/fit/{live_fit.id}/"
+    assert 'id="scope-changed"' not in client.get(page).content.decode()  # fitted on all there is
+    Fit.objects.filter(pk=live_fit.pk).update(n_responses=live_fit.n_responses - 1)  # as if one came after
+    html = client.get(page).content.decode()
+    now = Response.objects.filter(match__isnull=False).count()
+    assert f"holds {now} responses now ({live_fit.n_responses - 1} when fitted)" in html
