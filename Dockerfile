@@ -6,9 +6,10 @@ ENV PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_
     DEBUG=0 SERVESTATIC_USE_FINDERS=0
 WORKDIR /app
 COPY requirements.txt ./
-# The bot SDK (tossup_bot): runbot and the project's bots import its client.
+# The bot SDK (tossup_bot): runbot and the project's bots import its client. PyTorch's CPU index: PyPI's
+# Linux torch wheel is a CUDA build of several GB.
 COPY sdk ./sdk
-RUN pip install -r requirements.txt ./sdk
+RUN pip install --extra-index-url https://download.pytorch.org/whl/cpu -r requirements.txt ./sdk
 COPY . .
 # Static files are served from STATIC_ROOT (servestatic, SERVESTATIC_USE_FINDERS=0). The key is a
 # throw-away: collectstatic signs nothing, and no key may be baked into the image.

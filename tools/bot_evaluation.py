@@ -7,11 +7,16 @@ Tossups come from a question file any importer reads (``formats.questions.parse_
 imported question set (by name). Human buzz points come from:
 
 - ``simulated``: the simulated-human population of ``simulate_match`` (``tools.simulation``): ``players``
-  players of skill drawn from ``seed`` (``tools.simulation.HUMANS``); each is one opponent, whose buzz point is the token of
-  its correct buzz (None when it does not know the answer or would neg);
+  players of skill drawn from ``seed`` (``tools.simulation.HUMANS``); each is one opponent, whose buzz is
+  the ``irt.botmetrics.HumanBuzz`` it plans (token and whether it is right; a neg is a buzz too), or
+  None when it stays silent;
 - ``log``: Tossup's own buzz log, the stored responses of finished matches (``irt.models.Response``,
-  dataset ``live``): each human's response on a tossup is one opponent (its buzz token when correct,
-  else None); only tossups of an imported set that were played are evaluated.
+  dataset ``live``): each human's response on a tossup is one opponent (its buzz token and ruling; None
+  when a wrong response has no buzz token); only tossups of an imported set that were played are
+  evaluated.
+
+The metrics are those of the QANTA leaderboard's code (``irt.botmetrics``: qanta-challenge/ai_workflows
+``metrics/qb_metrics.py``); a human who never buzzed counts in none of them.
 
 The recorded 2024 exhibition bots (``expo/2024_470/<team>/<category>.buzz.csv``: per recorded prefix
 the guess ``page``, confidence ``weight`` and buzz ``final``) are scored the same way on the same
@@ -36,7 +41,7 @@ from formats.errors import FormatError
 from formats.qbreader import iter_items
 from formats.questions import parse_file
 from formats.textio import cell_bool, cell_float, cell_int, cell_text, csv_rows
-from irt.botmetrics import BotMetrics, PrefixAnswer, TossupRun, evaluate
+from irt.botmetrics import BotMetrics, Human, HumanBuzz, PrefixAnswer, TossupRun, evaluate
 from scoring.judge import judge, parse_answer_line
 from tools.simulation import HUMANS, SimPlayer
 
@@ -124,10 +129,10 @@ def packet_tossups(
 
 def simulated_humans(
     tossups: Iterable[EvalTossup], players: int = 8, seed: int = 1
-) -> dict[str, tuple[int | None, ...]]:
-    """Per tossup key, the correct-buzz token of each of ``players`` simulated humans (None: does not
-    get it), planned exactly as ``simulate_match``'s players plan their buzzes. Raises EvaluationError
-    for players < 1."""
+) -> dict[str, tuple[Human, ...]]:
+    """Per tossup key, the buzz of each of ``players`` simulated humans (``HumanBuzz``: token, right or
+    a neg; None: stays silent), planned exactly as ``simulate_match``'s players plan their buzzes.
+    Raises EvaluationError for players < 1."""
     if players < 1:
         raise EvaluationError(f"need at least one simulated human, got {players}")
     rng = random.Random(seed)
@@ -137,34 +142,36 @@ def simulated_humans(
         )
         for i in range(players)
     ]
-    humans: dict[str, tuple[int | None, ...]] = {}
+    humans: dict[str, tuple[Human, ...]] = {}
     for t in tossups:
         question_id: Any = t.db_id if t.db_id is not None else t.key
         plans = [p.plan(question_id, len(t.tokens)) for p in population]
-        humans[t.key] = tuple(plan[0] if plan is not None and plan[1] else None for plan in plans)
+        humans[t.key] = tuple(None if plan is None else HumanBuzz(*plan) for plan in plans)
     return humans
 
 
-def logged_humans(tossups: Iterable[EvalTossup]) -> dict[str, tuple[int | None, ...]]:
-    """Per imported tossup played in a finished match, each human's buzz point from the stored
-    responses (its token when correct, else None; a correct response without a position is left out).
-    Tossups nobody played are absent."""
+def logged_humans(tossups: Iterable[EvalTossup]) -> dict[str, tuple[Human, ...]]:
+    """Per imported tossup played in a finished match, each human's buzz from the stored responses
+    (``HumanBuzz`` of its token and ruling; None for a wrong response without a token, no buzz; a
+    response whose token is missing or outside the tossup is left out when correct, else read as no
+    buzz). Tossups nobody played are absent."""
     from irt.models import Response
 
     by_id = {t.db_id: t for t in tossups if t.db_id is not None}
-    humans: dict[str, list[int | None]] = {}
+    humans: dict[str, list[Human]] = {}
     rows = Response.objects.filter(dataset="live", subject_kind="human", tossup_id__in=list(by_id))
     for tossup_id, correct, position in rows.values_list("tossup_id", "correct", "position"):
         token_count = len(by_id[tossup_id].tokens)
-        if correct and (position is None or not 0 <= position < token_count):
+        buzzed = position is not None and 0 <= position < token_count
+        if correct and not buzzed:
             continue
-        humans.setdefault(str(tossup_id), []).append(position if correct else None)
+        humans.setdefault(str(tossup_id), []).append(HumanBuzz(position, correct) if buzzed else None)
     return {k: tuple(v) for k, v in humans.items()}
 
 
 def human_buzz_points(
     kind: str, tossups: Sequence[EvalTossup], *, players: int = 8, seed: int = 1
-) -> dict[str, tuple[int | None, ...]]:
+) -> dict[str, tuple[Human, ...]]:
     """:func:`simulated_humans` or :func:`logged_humans` by ``kind`` (``simulated`` | ``log``).
     Raises EvaluationError for another kind or when no tossup has a human buzz point."""
     if kind == "simulated":
@@ -241,7 +248,7 @@ def replay(
 def evaluate_guesser(
     guesser: Guesser,
     tossups: Sequence[EvalTossup],
-    humans: Mapping[str, tuple[int | None, ...]],
+    humans: Mapping[str, tuple[Human, ...]],
     *,
     every: int = 1,
     progress: Progress | None = None,
@@ -267,8 +274,11 @@ def evaluate_guesser(
 
 
 def result(metrics: BotMetrics) -> dict[str, Any]:
-    """The JSON stored and printed for one evaluation: ``metrics`` (the leaderboard numbers),
-    ``reliability``, ``accuracy_by_fraction`` and per-tossup ``outcomes``."""
+    """The JSON stored and printed for one evaluation: ``metrics`` (the leaderboard numbers of
+    ``irt.botmetrics.BotMetrics``: raw and expected score, buzz frequency, accuracy and precision,
+    mean buzz position (1-based) and fraction, gaps, ``outcome_classes`` counts, human win rates,
+    ECE), ``reliability``, ``accuracy_by_fraction`` and per-tossup ``outcomes``
+    (``irt.botmetrics.TossupOutcome``)."""
     data = metrics.to_dict()
     plots = {k: data.pop(k) for k in ("reliability", "accuracy_by_fraction", "outcomes")}
     return {"metrics": data, **plots}
@@ -314,7 +324,7 @@ def _recorded_answers(
 
 
 def recorded_runs(
-    team: str | Path, tossups: Sequence[EvalTossup], humans: Mapping[str, tuple[int | None, ...]]
+    team: str | Path, tossups: Sequence[EvalTossup], humans: Mapping[str, tuple[Human, ...]]
 ) -> list[TossupRun]:
     """The runs of one recorded exhibition team on the ``tossups`` that have humans (matched by external
     id; a tossup the team has no row for is a run without answers: no buzz, so every bot is scored on
@@ -341,7 +351,7 @@ def recorded_runs(
 
 
 def evaluate_recorded(
-    folder: str | Path, tossups: Sequence[EvalTossup], humans: Mapping[str, tuple[int | None, ...]]
+    folder: str | Path, tossups: Sequence[EvalTossup], humans: Mapping[str, tuple[Human, ...]]
 ) -> dict[str, dict[str, Any]]:
     """:func:`result` per team folder name of the exhibition ``folder``. Raises EvaluationError when the
     folder has no team or a team has no recorded prefix on any of the tossups."""
@@ -362,11 +372,16 @@ def evaluate_recorded(
 COLUMNS = (
     ("tossups", "tossups", "{:d}"),
     ("expected_score", "exp. score", "{:+.3f}"),
+    ("raw_score", "raw score", "{:+.3f}"),
+    ("buzz_accuracy", "accuracy", "{:.1%}"),
     ("buzz_precision", "precision", "{:.1%}"),
     ("buzz_frequency", "frequency", "{:.1%}"),
-    ("mean_buzz_position", "buzz token", "{:.1f}"),
+    ("mean_buzz_position", "buzz pos.", "{:.1f}"),
     ("mean_buzz_fraction", "buzz frac.", "{:.2f}"),
-    ("win_rate", "win rate", "{:.1%}"),
+    ("human_win_rate", "win rate", "{:.1%}"),
+    ("human_win_rate_strict", "strict win", "{:.1%}"),
+    ("mean_gap_pos", "gap+", "{:+.1f}"),
+    ("mean_gap_neg", "gap−", "{:+.1f}"),
     ("ece", "ECE", "{:.3f}"),
 )
 
@@ -395,8 +410,9 @@ def table(results: Mapping[str, Mapping[str, Any]]) -> str:
 
 def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda line: None) -> Guesser:
     """The guesser of an evaluation ``spec``: ``guesser`` (``module:Name`` with ``options``, the SDK's
-    loader) or ``bot`` (``tfidf`` | ``wiki``, built as ``runbot --bot`` builds it from ``train``,
-    ``extra_train`` (a list of files), ``max_year``, ``model_cache``, ``threshold``, ``min_tokens``). Raises EvaluationError."""
+    loader) or ``bot`` (``ensemble`` | ``tfidf`` | ``wiki``, built as ``runbot --bot`` builds it from
+    ``train``, ``extra_train`` (a list of files), ``max_year``, ``model_cache``, ``neural`` (the
+    ensemble's checkpoint), ``threshold``, ``min_tokens``). Raises EvaluationError."""
     from django.core.management.base import CommandError, OutputWrapper
     from tossup_bot import GuesserLoadError, load_guesser
 
@@ -416,13 +432,15 @@ def build_guesser(spec: Mapping[str, Any], write: Callable[[str], None] = lambda
             pass
 
     runbot = RunBot(stdout=OutputWrapper(Lines()))  # type: ignore[arg-type]
-    keys = ("train", "extra_train", "max_year", "model_cache", "threshold", "min_tokens")
+    keys = ("train", "extra_train", "max_year", "model_cache", "neural", "threshold", "min_tokens")
     options = {"bot": spec.get("bot") or "tfidf", "option": [], "no_progress": True} | {
         k: spec.get(k) for k in keys
     }
     options["extra_train"] = options["extra_train"] or []
-    if options["bot"] not in ("tfidf", "wiki"):
-        raise EvaluationError(f"--bot {options['bot']}: evaluate tfidf or wiki (recorded bots: --recorded)")
+    if options["bot"] not in ("ensemble", "tfidf", "wiki"):
+        raise EvaluationError(
+            f"--bot {options['bot']}: evaluate ensemble, tfidf or wiki (recorded bots: --recorded)"
+        )
     try:
         return runbot._built_in(options)
     except CommandError as exc:
@@ -470,3 +488,52 @@ def run_stored(
     rows.update(status=BotEvaluation.Status.DONE, progress=1.0, result=outcome, finished_at=timezone.now())
     evaluation.refresh_from_db()
     return evaluation
+
+
+# --- the QANTA 2026 computer-side score (irt.qanta26) ------------------------------------------
+
+
+def qanta26_score(
+    runs: Sequence[TossupRun] = (),
+    *,
+    result: Mapping[str, Any] | None = None,
+    every: int = 1,
+    track: str = "open",
+    size_bytes: int | None = None,
+    scoring: str = "qanta26",
+) -> dict[str, Any]:
+    """The QANTA 2026 computer-side score (``irt.qanta26``: points, normalised, deflated by size) of one
+    bot's tossups, as ``Qanta26Score.to_dict()``; no bonus is replayed, so it is the tossup share.
+
+    From ``runs`` (each answer a decision point, its ``buzz`` the commit flag; the first answer is the
+    first decision point) or, for a stored evaluation ``result`` of :func:`evaluate_guesser`, from its
+    per-tossup ``outcomes`` (buzz token and correctness): :func:`replay` asks first after
+    min(``every``, tokens) tokens, which is the first decision point. ``track``: 500mb | 6gb | open or a
+    declared weight class; ``size_bytes``: the registered size (None: not deflated on a capped track).
+    ``scoring``: a preset of ``scoring/presets/computer/``. Raises EvaluationError for an unknown
+    preset or track, a size not under the track's cap, or every < 1."""
+    from irt import qanta26
+
+    if every < 1:
+        raise EvaluationError(f"--every must be ≥ 1, got {every}")
+    try:
+        rules = qanta26.load_computer_scoring(scoring)
+        chosen = qanta26.track_of(track)
+        scores = [
+            qanta26.tossup_points(
+                [qanta26.Decision(a.token_index, a.buzz, a.correct) for a in run.answers],
+                run.token_count,
+                rules,
+            )
+            for run in runs
+        ]
+        for o in (result or {}).get("outcomes", []):
+            n, token = o["token_count"], o["buzz_token"]
+            first = min(every, n) - 1
+            if token is None:
+                scores.append(qanta26.TossupScore(0.0))
+            else:
+                scores.append(qanta26.commit_points(n, token, bool(o["buzz_correct"]), first, rules))
+        return qanta26.total(scores, track=chosen, size_bytes=size_bytes, scoring=rules).to_dict()
+    except ValueError as exc:
+        raise EvaluationError(str(exc)) from exc

@@ -1,7 +1,8 @@
 """Calibrate the simulated-human buzz model (:class:`tools.simulation.HumanModel`) against real human
 buzzes, and print the data's figures, the fit and the model's figures before and after::
 
-    .venv/bin/python -m tools.calibrate_humans [--matches 4000] [--seed 0]
+    .venv/bin/python -m tools.calibrate_humans [--matches 4000] [--seed 0] [--headline]
+        [--headline-seed 1] [--headline-seeds 1000]
 
 Data (``../shared/data``, or ``TOSSUP_SHARED_DATA``; prints a message and exits 0 when absent):
 
@@ -25,6 +26,22 @@ differences to the HSNCT figures, each scaled by its standard error (data's and 
 noise of the buzz point is not identified by these figures (it trades off against ``early``); it is
 held at its prior value and the gameplay logs are used as the check on the whole buzz-point
 distribution (they are too few, sentence-level and censored to fit to).
+
+Rooms: the position of a tossup's first correct buzz (:class:`FirstCorrect`: quantiles 10/25/50/75/90 %
+of the converted tossups, and the share never converted) in a simulated room of 8 (2 teams × 4, the
+model in use) and in one team of 4 alone, beside what the data supports: the HSNCT's powers and
+conversions (a power is a first correct buzz before the power mark, so power / conversion of the
+conversions come before it: that one quantile sits at the marks, whose PACE quantiles are printed),
+and the exhibition's first correct human buzz by Kaplan–Meier (a wrong first buzz locks the humans
+out: never converted). Two computed lines say where the room departs from each (:func:`hsnct_gap`,
+:func:`gameplay_gap`).
+
+Headline room: the humans of ``simulate_match --set 2021-PACE --tossups 20 --seed 1`` (skills drawn
+from ``random.Random(seed)`` seat by seat, tossup draws by :meth:`SimPlayer.plan` keyed by seed, seat
+and question id, the ids a fresh database gives the set's tossups) played without a server or bot;
+their room's median first correct buzz is placed, as a percentile, among the simulated rooms of 20
+tossups and among the same 20 tossups under other seeds. ``--headline`` prints only the data, the
+rooms and the headline room (no refit: seconds instead of about a minute).
 """
 
 from __future__ import annotations
@@ -34,6 +51,7 @@ import csv
 import itertools
 import math
 import os
+import random
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
@@ -42,10 +60,13 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, stats
 
+from competition.game import tokenize_tossup
 from formats import expo
 from formats.qbj import read_qbj
 from formats.qbreader import iter_items
-from tools.simulation import HUMANS, UNCALIBRATED, HumanModel
+from formats.questions import parse_file
+from formats.records import TossupRecord
+from tools.simulation import HUMANS, UNCALIBRATED, HumanModel, SimPlayer
 
 DATA = Path(os.environ.get("TOSSUP_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
 HSNCT = DATA / "qbj" / "hsnct2014.qbj.gz"
@@ -56,6 +77,8 @@ PLAYERS_PER_TEAM = 4
 TOSSUPS = 20
 FULL_GAME = 18  # a player's line counts toward the spread when they heard at least this many tossups
 MOMENTS = ("power", "conversion", "negs", "player_gets_sd")
+QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)  # of the first correct buzz's position
+HEADLINE_SET, HEADLINE_TOSSUPS, HEADLINE_SEED = "2021-PACE", 20, 1  # the README's headline simulate_match
 
 
 @dataclass(frozen=True)
@@ -183,6 +206,79 @@ def km_quartiles(buzz_fractions: Sequence[float], censored: Sequence[float]) -> 
 
 
 @dataclass(frozen=True)
+class FirstCorrect:
+    """The distribution of a room's first correct buzz over tossups: ``quantiles`` (at the levels
+    asked, :data:`QUANTILES` by default) of its position (fraction of the tossup) over the converted
+    tossups, nan when none was converted; ``never`` the share of the ``tossups`` never converted."""
+
+    quantiles: tuple[float, ...]
+    never: float
+    tossups: int
+
+
+def first_correct(
+    positions: Sequence[float] | np.ndarray, levels: Sequence[float] = QUANTILES
+) -> FirstCorrect:
+    """:class:`FirstCorrect` of the first correct buzzes' positions, one per tossup (inf or nan: never
+    converted). A quantile q is the smallest position p with at least q of the converted tossups at
+    or before p (the inverted empirical CDF, as the Kaplan–Meier quantiles of
+    :func:`km_first_correct`). Raises ValueError for no tossup."""
+    arr = np.asarray(positions, dtype=float).ravel()
+    if arr.size == 0:
+        raise ValueError("first_correct needs at least one tossup")
+    done = np.sort(arr[np.isfinite(arr)])
+    quantiles = tuple(
+        float(done[max(0, math.ceil(q * done.size - 1e-9) - 1)]) if done.size else math.nan for q in levels
+    )
+    return FirstCorrect(quantiles, 1.0 - done.size / arr.size, int(arr.size))
+
+
+def km_first_correct(
+    right: Sequence[float], censored: Sequence[float], levels: Sequence[float] = QUANTILES
+) -> FirstCorrect:
+    """:class:`FirstCorrect` by Kaplan–Meier: ``right`` the positions of first correct buzzes,
+    ``censored`` where a tossup's observation ended without one (1: the tossup's end, so never
+    converted in its text, e.g. after the team's wrong buzz). ``never`` = 1 − F(1); a quantile q is
+    the smallest p with F(p) ≥ q·F(1) (F the estimate of ``scipy.stats.ecdf``); ``tossups`` counts
+    both lists."""
+    n = len(right) + len(censored)
+    if not right:
+        return FirstCorrect(tuple(math.nan for _ in levels), 1.0, n)
+    cdf = stats.ecdf(stats.CensoredData(uncensored=list(right), right=list(censored))).cdf
+    converted = float(cdf.evaluate(1.0))
+    quantiles = tuple(
+        float(cdf.quantiles[np.searchsorted(cdf.probabilities, q * converted - 1e-12)]) for q in levels
+    )
+    return FirstCorrect(quantiles, 1.0 - converted, n)
+
+
+def room_medians(first_at: np.ndarray) -> np.ndarray:
+    """Per room (row of ``first_at``, rooms × tossups, inf = never converted), the median
+    (:func:`first_correct`'s definition) of its converted tossups' first correct buzz; nan for a room
+    that converted none."""
+    ordered = np.sort(np.where(np.isfinite(first_at), first_at, np.inf), axis=1)
+    done = np.isfinite(ordered).sum(axis=1)
+    index = np.maximum(0, np.ceil(0.5 * done - 1e-9).astype(int) - 1)
+    median = np.take_along_axis(ordered, index[:, None], axis=1)[:, 0]
+    return np.where(done > 0, median, np.nan)
+
+
+def percentile_of(value: float, reference: Sequence[float] | np.ndarray) -> float:
+    """Mid-rank percentile (0–100) of ``value`` among ``reference``'s finite values:
+    100·(#below + ½·#equal) / n. Raises ValueError when ``reference`` has none."""
+    ref = np.asarray(reference, dtype=float)
+    ref = ref[np.isfinite(ref)]
+    if ref.size == 0:
+        raise ValueError("percentile_of needs a finite reference value")
+    return float(100.0 * (np.sum(ref < value) + 0.5 * np.sum(ref == value)) / ref.size)
+
+
+def z_score(value: float, target: float, *errors: float) -> float:
+    """(value − target) in standard errors, the ``errors`` combined in quadrature."""
+    return (value - target) / math.sqrt(sum(e * e for e in errors))
+
+
+@dataclass(frozen=True)
 class Draws:
     """Common random numbers of a simulation: ``matches`` × ``TOSSUPS`` × players."""
 
@@ -213,23 +309,32 @@ class Draws:
 @dataclass(frozen=True)
 class Simulated:
     """A simulation's HSNCT figures (:class:`Moments`) and, per tossup, the first buzz's fraction and
-    correctness (nan when nobody buzzed)."""
+    correctness (nan when nobody buzzed); ``first_correct_at`` (matches × tossups) the fraction of the
+    room's first correct buzz, inf when the tossup was never converted."""
 
     moments: Moments
     first_buzz: np.ndarray
     first_correct: np.ndarray
     correct_buzzes: np.ndarray
+    first_correct_at: np.ndarray
 
 
-def simulate(model: HumanModel, draws: Draws) -> Simulated:
-    """Play ``draws`` with ``model`` (the formulas of :meth:`HumanModel.plan`, on fractions) and
-    :func:`resolve` the buzzes."""
+def plans(model: HumanModel, draws: Draws) -> tuple[np.ndarray, np.ndarray]:
+    """(when, knows) of every player of ``draws`` under ``model`` (the formulas of
+    :meth:`HumanModel.plan`, on fractions): the fraction each player buzzes at (inf: silent) and
+    whether that buzz is right; matches × tossups × 2·4 players."""
     gap = model.skill_mean + model.skill_sd * draws.skill - draws.difficulty
     knows = draws.know < 1.0 / (1.0 + np.exp(-model.slope * gap))
     frac = model.early + (1.0 - model.early) / (1.0 + np.exp(gap)) + model.noise * draws.noise
     frac = np.clip(frac, 0.05, 1.0)
     negs = ~knows & (draws.neg < model.neg_rate)
-    return resolve(np.where(knows, frac, np.where(negs, draws.neg_at, np.inf)), knows, draws.power)
+    return np.where(knows, frac, np.where(negs, draws.neg_at, np.inf)), knows
+
+
+def simulate(model: HumanModel, draws: Draws) -> Simulated:
+    """Play ``draws`` with ``model`` (:func:`plans`) and :func:`resolve` the buzzes."""
+    when, knows = plans(model, draws)
+    return resolve(when, knows, draws.power)
 
 
 def resolve(when: np.ndarray, knows: np.ndarray, power: np.ndarray) -> Simulated:
@@ -265,7 +370,89 @@ def resolve(when: np.ndarray, knows: np.ndarray, power: np.ndarray) -> Simulated
         float(gets.std(ddof=1)),
     )
     first_at = np.where(np.isfinite(at[..., 0]), at[..., 0], np.nan)
-    return Simulated(moments, first_at.ravel(), first_ok.ravel(), got_at[converted].ravel())
+    return Simulated(moments, first_at.ravel(), first_ok.ravel(), got_at[converted].ravel(), got_at)
+
+
+@dataclass(frozen=True)
+class HeadlineTossup:
+    """A tossup as ``simulate_match`` plays it: its database id, its tokens (``tokenize_tossup``) and
+    the power mark's token index (None without one)."""
+
+    question_id: int
+    token_count: int
+    power_index: int | None
+
+
+def headline_tossups(
+    path: Path = PACKETS, set_name: str = HEADLINE_SET, count: int = HEADLINE_TOSSUPS, first_id: int = 1
+) -> list[HeadlineTossup]:
+    """The first ``count`` tossups ``simulate_match --set set_name`` plays from the qbreader dump at
+    ``path`` (packets in number order, then tossup number, as its ``_questions``), with the ids a fresh
+    database gives them: ``write_questions`` creates the set's rows in the file's order (one per
+    packet and number, the first one's place kept), numbered from ``first_id``. Raises ValueError
+    when the set has no tossup."""
+    parsed = parse_file(path, fmt="qbreader", sets=[set_name], skip_invalid=True)
+    rows: dict[tuple[str, int], TossupRecord] = {}
+    for rec in parsed.tossups:
+        rows[rec.packet, rec.number] = rec  # as write_questions: a later duplicate replaces the text
+    if not rows:
+        raise ValueError(f"no tossup of the set {set_name!r} in {path}")
+    ids = {key: first_id + i for i, key in enumerate(rows)}
+
+    def order(key: tuple[str, int]) -> tuple[int, str, int]:
+        packet, number = key
+        return (int(packet), "", number) if packet.isdigit() else (10**6, packet, number)
+
+    out = []
+    for key in sorted(rows, key=order)[:count]:
+        rec = rows[key]
+        spec = tokenize_tossup(ids[key], rec.question, rec.answer_line)
+        out.append(HeadlineTossup(ids[key], len(spec.tokens), spec.power_index))
+    return out
+
+
+def headline_players(seed: int, teams: int = 2, per_team: int = PLAYERS_PER_TEAM) -> list[SimPlayer]:
+    """The simulated humans of ``simulate_match --seed seed`` (its ``handle``): skills drawn in seat
+    order from ``random.Random(seed)``, team by team; seat ``t<team>p<player>`` is the player's
+    random stream, so its tossup draws are keyed by (seed, seat, question id) as live."""
+    rng = random.Random(seed)
+    players = []
+    for t in range(teams):
+        skills = [HUMANS.skill(rng) for _ in range(per_team)]
+        for p, skill in enumerate(skills):
+            seat = f"t{t + 1}p{p + 1}"
+            players.append(
+                SimPlayer(
+                    url="",
+                    name=seat,
+                    stream=seat,
+                    true_skill=skill,
+                    seed=seed,
+                    answers={},
+                    bonus_answers={},
+                    team_skill=max(skills),
+                    captain=p == 0,
+                )
+            )
+    return players
+
+
+def room_first_correct(players: Sequence[SimPlayer], tossups: Sequence[HeadlineTossup]) -> np.ndarray:
+    """Per tossup, the position (token index / (tokens − 1), the model's fraction) of the room's first
+    correct buzz, inf when never converted: each player's :meth:`SimPlayer.plan` (2 teams ×
+    ``PLAYERS_PER_TEAM``, team 1 first) ruled by :func:`resolve` (humans only: no bot)."""
+    when = np.full((1, len(tossups), len(players)), np.inf)
+    knows = np.zeros(when.shape, dtype=bool)
+    power = np.full((1, len(tossups)), np.nan)
+    for j, t in enumerate(tossups):
+        last = max(1, t.token_count - 1)
+        if t.power_index is not None:
+            power[0, j] = t.power_index / last
+        for i, player in enumerate(players):
+            plan = player.plan(t.question_id, t.token_count)
+            if plan is not None:
+                when[0, j, i], knows[0, j, i] = plan[0] / last, plan[1]
+    return resolve(when, knows, power).first_correct_at[0]
 
 
 def _model(theta: np.ndarray, base: HumanModel) -> HumanModel:
@@ -321,10 +508,185 @@ def report(name: str, model: HumanModel, draws: Draws) -> None:
     print(f"{'':<12} {asdict(model)}")
 
 
+def hsnct_gap(
+    room: Moments,
+    room_tossups: int,
+    target: Moments,
+    errors: Moments,
+    room_at_level: float,
+    mark_median: float,
+) -> str:
+    """One line: the room's powers and conversions against the HSNCT's, in standard errors (the data's
+    and the simulation's binomial one over ``room_tossups``), and where the one quantile the HSNCT pins
+    falls: the share p = power / conversion of the conversions come before the power mark, so the
+    room's p quantile (``room_at_level``) should sit near the marks (``mark_median``)."""
+    zs = {
+        name: z_score(
+            getattr(room, name),
+            getattr(target, name),
+            getattr(errors, name),
+            math.sqrt(getattr(room, name) * (1 - getattr(room, name)) / room_tossups),
+        )
+        for name in ("power", "conversion")
+    }
+    worst = max(zs, key=lambda k: abs(zs[k]))
+    verdict = "within 2 se of both" if abs(zs[worst]) < 2 else f"off on {worst} by {zs[worst]:+.1f} se"
+    level = target.power / target.conversion
+    return (
+        f"HSNCT gap: the room powers {room.power:.1%} (HSNCT {target.power:.1%}, {zs['power']:+.1f} se) and "
+        f"converts {room.conversion:.1%} ({target.conversion:.1%}, {zs['conversion']:+.1f} se), {verdict}; "
+        f"{room.power / room.conversion:.1%} of its conversions precede the mark (HSNCT {level:.1%}) and its "
+        f"{level:.1%} quantile, {room_at_level:.2f}, is {room_at_level - mark_median:+.2f} from the PACE marks' "
+        f"median {mark_median:.2f}. Nothing in the HSNCT places its later quantiles."
+    )
+
+
+def gameplay_gap(
+    exhibition: FirstCorrect,
+    team: FirstCorrect,
+    room: FirstCorrect,
+    play: Gameplay,
+    room_wrong: float,
+    right_percentile: float,
+) -> str:
+    """One line: the exhibition's never-converted share against one simulated team's and the room's,
+    and what drives it in the figures: the share of its first human buzzes that were wrong (the
+    room's ``room_wrong``), the tossups the model's correct buzz cut short and where, and where its
+    right buzzes' median falls among the room's conversions (``right_percentile``)."""
+    wrong = sum(1 for _, ok in play.buzzes if not ok)
+    cut = [c for c in play.censored if c < 1.0]
+    right = [f for f, ok in play.buzzes if ok]
+    cut_median = float(np.median(cut)) if cut else math.nan
+    where = "before" if cut_median < team.quantiles[0] else "after"
+    return (
+        f"gameplay gap: the exhibition's humans never converted {exhibition.never:.0%} of {exhibition.tossups} "
+        f"tossups (Kaplan–Meier) against {team.never:.0%} for one simulated team of 4 and {room.never:.0%} "
+        f"for the room: {wrong} of their {len(play.buzzes)} first buzzes were wrong ({wrong / max(1, len(play.buzzes)):.0%}; "
+        f"the room's {room_wrong:.0%}), and the model's correct buzz cut {len(cut)} tossups short at a median "
+        f"{cut_median:.2f}, {where} the team's 10% quantile {team.quantiles[0]:.2f}; their {len(right)} right "
+        f"buzzes' median {np.median(right) if right else math.nan:.2f} is the room's {right_percentile:.0f}th "
+        "percentile of conversions."
+    )
+
+
+def _fraction_row(label: str, dist: FirstCorrect, never: str | None = None) -> str:
+    cells = " ".join(f"{q:5.2f}" if math.isfinite(q) else "    —" for q in dist.quantiles)
+    return f"  {label:<74} {cells}  {never if never is not None else f'{dist.never:6.1%}'}"
+
+
+def rooms(target: Moments, errors: Moments, marks: np.ndarray, play: Gameplay, check: Draws) -> Simulated:
+    """Print the first correct buzz's distribution in a simulated room of 8 (``HUMANS`` on
+    ``check``) and one team of 4 beside the HSNCT's powers, the PACE marks and the exhibition's
+    Kaplan–Meier estimate, then the gaps (:func:`hsnct_gap`, :func:`gameplay_gap`). Returns the room's
+    simulation."""
+    sim = simulate(HUMANS, check)
+    room = first_correct(sim.first_correct_at)
+    when, knows = plans(HUMANS, check)
+    alone = when.copy()
+    alone[..., PLAYERS_PER_TEAM:] = np.inf  # team 2 silent: one team of 4 with the tossups to itself
+    team = first_correct(resolve(alone, knows, check.power).first_correct_at)
+    level = target.power / target.conversion
+    right = [f for f, ok in play.buzzes if ok]
+    # A wrong first buzz locks the humans out: never converted, observed to the tossup's end.
+    exhibition = km_first_correct(right, [*play.censored, *(1.0 for _, ok in play.buzzes if not ok)])
+    marks_dist = first_correct(marks)
+    levels = " ".join(f"{q:5.0%}" for q in QUANTILES)
+    print(
+        f"{'first correct buzz, fraction of the tossup: quantiles of the converted tossups':<76} {levels}   never"
+    )
+    matches, tossups = sim.first_correct_at.shape
+    print(_fraction_row(f"simulated room of 8 (2 × 4, in use; {matches} matches × {tossups} tossups)", room))
+    print(_fraction_row("simulated one team of 4 (the other team silent)", team))
+    print(
+        _fraction_row(
+            f"HSNCT 2014: {level:.1%} of conversions before the power mark (its {level:.0%} quantile)",
+            replace(room, quantiles=tuple(math.nan for _ in QUANTILES)),
+            f"{1 - target.conversion:6.1%} ± {errors.conversion:.1%}",
+        )
+    )
+    print(
+        _fraction_row(f"PACE power marks ({len(marks)} tossups): a power comes before", marks_dist, "     —")
+    )
+    print(
+        _fraction_row(
+            f"gameplay 2024-10-19, Kaplan–Meier ({len(right)} right of {exhibition.tossups} tossups)",
+            exhibition,
+        )
+    )
+    at_level = first_correct(sim.first_correct_at, [level]).quantiles[0]
+    print(
+        hsnct_gap(sim.moments, sim.first_correct_at.size, target, errors, at_level, marks_dist.quantiles[2])
+    )
+    conversions = sim.first_correct_at[np.isfinite(sim.first_correct_at)]
+    buzzed = np.isfinite(sim.first_buzz)
+    room_wrong = float(1.0 - sim.first_correct[buzzed].mean())
+    pct = percentile_of(float(np.median(right)), conversions) if right else math.nan
+    print(gameplay_gap(exhibition, team, room, play, room_wrong, pct))
+    return sim
+
+
+def headline(
+    sim: Simulated, seed: int, seeds: int, set_name: str = HEADLINE_SET, count: int = HEADLINE_TOSSUPS
+) -> None:
+    """Print the headline run's room (:func:`headline_tossups`, :func:`headline_players`,
+    :func:`room_first_correct`) and where its median and never-converted count fall among the
+    simulated rooms of ``sim`` and among the same tossups played under seeds 0 … ``seeds`` − 1."""
+    tossups = headline_tossups(set_name=set_name, count=count)
+    players = headline_players(seed)
+    at = room_first_correct(players, tossups)
+    dist = first_correct(at)
+    median = float(room_medians(at[None, :])[0])
+    never = int(np.sum(~np.isfinite(at)))
+    ids = f"{tossups[0].question_id}–{tossups[-1].question_id}"
+    print(
+        f"headline room: simulate_match --set {set_name} --tossups {count} --seed {seed}, humans only (no bot), "
+        f"question ids {ids} as a fresh database numbers them; skills "
+        + ", ".join(f"{p.name} {p.true_skill:+.2f}" for p in players)
+    )
+    print(
+        "  first correct buzz (token index of tokens): "
+        + ", ".join(
+            f"{j + 1} {round(a * (t.token_count - 1))}/{t.token_count}"
+            if math.isfinite(a)
+            else f"{j + 1} never"
+            for j, (a, t) in enumerate(zip(at, tossups, strict=True))
+        )
+    )
+    print(_fraction_row(f"headline room ({count} tossups)", dist))
+    medians = room_medians(sim.first_correct_at)
+    nevers = np.sum(~np.isfinite(sim.first_correct_at), axis=1)
+    same = np.array(
+        [room_medians(room_first_correct(headline_players(s), tossups)[None, :])[0] for s in range(seeds)]
+    )
+    pct = percentile_of(median, medians)
+    spread = " / ".join(f"{q:.2f}" for q in np.nanquantile(medians, [0.05, 0.5, 0.95]))
+    same_spread = " / ".join(f"{q:.2f}" for q in np.nanquantile(same, [0.05, 0.5, 0.95]))
+    verdict = "inside" if 5.0 <= pct <= 95.0 else "OUTSIDE"
+    print(
+        f"  its median {median:.2f} is at percentile {pct:.1f} of {len(medians)} simulated 8-player rooms of "
+        f"{sim.first_correct_at.shape[1]} tossups (their medians 5/50/95%: {spread}), {verdict} "
+        f"their 5–95% range; percentile {percentile_of(median, same):.1f} of the same {count} tossups under seeds "
+        f"0–{seeds - 1} ({same_spread}); never converted {never} of {count}: percentile "
+        f"{percentile_of(never, nevers):.1f} of the rooms' counts (mean {nevers.mean():.2f})"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=4000, help="simulated matches per evaluation")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--headline",
+        action="store_true",
+        help="print the data, the rooms' first correct buzz and the headline room only (no refit)",
+    )
+    parser.add_argument("--headline-seed", type=int, default=HEADLINE_SEED, help="simulate_match's --seed")
+    parser.add_argument(
+        "--headline-seeds",
+        type=int,
+        default=1000,
+        help="seeds of the same tossups to place the headline room in",
+    )
     args = parser.parse_args(argv)
     if not (HSNCT.exists() and PACKETS.exists() and GAMEPLAY.exists()):
         print(f"no shared data under {DATA}: nothing to calibrate")
@@ -348,18 +710,21 @@ def main(argv: list[str] | None = None) -> int:
         f"per tossup; human buzz q1/med/q3 observed {_quartiles(np.array(fractions))}, Kaplan–Meier "
         f"{' / '.join(f'{q:.2f}' for q in km)}; right buzzes at {', '.join(f'{f:.2f}' for f in sorted(right))}"
     )
-    draws = Draws.new(args.matches, marks, args.seed)
-    report("uncalibrated", UNCALIBRATED, draws)
-    fitted, chi2 = fit(target, errors, draws, UNCALIBRATED)
-    print(f"fit: χ² {chi2:.2f} (4 figures, 4 parameters)")
     check = Draws.new(args.matches, marks, args.seed + 1)
-    report("fitted", fitted, check)
-    report("in use", HUMANS, check)
-    # The buzz-point noise is held, not fitted: how the fit and the buzz points move with it.
-    for noise in (0.08, 0.25):
-        other, chi2 = fit(target, errors, draws, replace(UNCALIBRATED, noise=noise))
-        report(f"noise {noise}", other, check)
-        print(f"{'':<12} χ² {chi2:.2f}")
+    if not args.headline:
+        draws = Draws.new(args.matches, marks, args.seed)
+        report("uncalibrated", UNCALIBRATED, draws)
+        fitted, chi2 = fit(target, errors, draws, UNCALIBRATED)
+        print(f"fit: χ² {chi2:.2f} (4 figures, 4 parameters)")
+        report("fitted", fitted, check)
+        report("in use", HUMANS, check)
+        # The buzz-point noise is held, not fitted: how the fit and the buzz points move with it.
+        for noise in (0.08, 0.25):
+            other, chi2 = fit(target, errors, draws, replace(UNCALIBRATED, noise=noise))
+            report(f"noise {noise}", other, check)
+            print(f"{'':<12} χ² {chi2:.2f}")
+    sim = rooms(target, errors, marks, play, check)
+    headline(sim, args.headline_seed, args.headline_seeds)
     return 0
 
 

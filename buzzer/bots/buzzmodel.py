@@ -44,7 +44,9 @@ class PrefixScores:
     guessed class; ``category_match``: 1 when the guessed class's usual category is the tossup's,
     0 when it differs, 0.5 when either is unknown; ``mentioned``: share of the guess's words already
     in the revealed text (a guess the question names is rarely its answer); ``category``: the
-    tossup's category index in the model's category list (−1: other or unknown)."""
+    tossup's category index in the model's category list (−1: other or unknown); ``extra``
+    (optional, (n, k)): more feature columns a guesser adds (the ensemble's), after the category
+    indicators."""
 
     top1: np.ndarray
     top2: np.ndarray
@@ -54,11 +56,13 @@ class PrefixScores:
     category_match: np.ndarray
     mentioned: np.ndarray
     category: np.ndarray
+    extra: np.ndarray | None = None
 
 
 def feature_rows(scores: PrefixScores, n_categories: int) -> np.ndarray:
-    """The design matrix (n, len(FEATURES) + n_categories) of a batch: FEATURES, then one indicator
-    per known category (all zero for an unknown one: −1 or ≥ n_categories)."""
+    """The design matrix (n, len(FEATURES) + n_categories [+ k]) of a batch: FEATURES, then one
+    indicator per known category (all zero for an unknown one: −1 or ≥ n_categories), then the
+    ``extra`` columns if any."""
     fraction = np.clip(scores.seen / np.maximum(scores.token_count, 1), 0.0, 1.0)
     margin = scores.top1 - scores.top2
     numeric = np.column_stack(
@@ -78,7 +82,7 @@ def feature_rows(scores: PrefixScores, n_categories: int) -> np.ndarray:
     indicators = np.zeros((len(fraction), n_categories))
     known = (scores.category >= 0) & (scores.category < n_categories)
     indicators[np.flatnonzero(known), scores.category[known]] = 1.0
-    return np.hstack([numeric, indicators])
+    return np.hstack([numeric, indicators] if scores.extra is None else [numeric, indicators, scores.extra])
 
 
 def first_buzzes(

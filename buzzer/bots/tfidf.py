@@ -210,20 +210,33 @@ class TfidfGuesser:
         ``replay_progress`` the replay (e.g. progress bars). Raises ValueError if no usable record
         remains or the held-out sets give no right (or no wrong) guess.
         """
-        keys = [judge_key(main_answer(r.answer_line)) if r.question else "" for r in records]
-        # Bonus parts enrich the tossups' answer classes but found none of their own: a class made of
-        # one short part would win short prefixes on a single rare word.
-        tossup_keys = {k for k, r in zip(keys, records, strict=True) if k and r.tossup}
-        usable = [r for k, r in zip(keys, records, strict=True) if k in tossup_keys]
-        questions, answers, classes = answer_classes(
-            [(r.question, r.answer_line) for r in usable], key=judge_key
+        usable, partial, final = cls.reference_pair(records, progress)
+        held = held_out_years(usable)
+        replay = [i for i, r in enumerate(usable) if r.tossup and r.group in held]
+        replay = sorted(random.Random(seed).sample(replay, min(held_out, len(replay))))
+        buzzer = partial._fit_buzzer(
+            [usable[i] for i in replay], buzzer_categories(usable), target_precision, seed, replay_progress
         )
+        final.buzzer = buzzer
+        return final
+
+    @classmethod
+    def reference_pair(
+        cls,
+        records: Sequence[TrainingRecord],
+        progress: Callable[[Iterable[str]], Iterable[str]] | None = None,
+    ) -> tuple[list[TrainingRecord], TfidfGuesser, TfidfGuesser]:
+        """``(usable records, partial, final)``: the reference classes (:func:`reference_classes`)
+        of ``records``, a model without the held-out years (:func:`held_out_years`; its class
+        sizes and categories counted without them) and one on every usable record, neither with a
+        buzzer; one word-counting pass (wrapped in ``progress``) serves both."""
+        usable, questions, answers, classes = reference_classes(records)
         counter = CountVectorizer(
             ngram_range=(1, 2), stop_words="english", strip_accents="unicode", dtype=np.float32
         )
         counts = counter.fit_transform(progress(questions) if progress else questions).tocsr()
         categories = [r.category.strip().lower() for r in usable]
-        held = _held_out_years(usable)
+        held = held_out_years(usable)
         keep = np.array([r.group not in held for r in usable])
         weighting, matrix = _class_tfidf(counts[keep], classes[keep], len(answers))
         partial = cls(
@@ -235,16 +248,9 @@ class TfidfGuesser:
             None,
             _class_info(categories, classes, keep, len(answers)),
         )
-        replay = [i for i, r in enumerate(usable) if r.tossup and r.group in held]
-        replay = sorted(random.Random(seed).sample(replay, min(held_out, len(replay))))
-        known = Counter(c for c, r in zip(categories, usable, strict=True) if c and r.tossup)
-        category_list = [c for c, n in known.most_common() if n >= 50]
-        buzzer = partial._fit_buzzer(
-            [usable[i] for i in replay], category_list, target_precision, seed, replay_progress
-        )
         weighting, matrix = _class_tfidf(counts, classes, len(answers))
         info = _class_info(categories, classes, np.ones(len(usable), dtype=bool), len(answers))
-        return cls(counter, weighting, matrix, answers, None, buzzer, info)
+        return usable, partial, cls(counter, weighting, matrix, answers, None, None, info)
 
     def _fit_buzzer(
         self,
@@ -294,8 +300,10 @@ class TfidfGuesser:
         token_count: Sequence[int],
         tossup_category: Sequence[str],
         categories: list[str],
+        extra: np.ndarray | None = None,
     ) -> PrefixScores:
-        """The buzzer's inputs for ranked prefixes (``_rank_batch``'s arrays)."""
+        """The buzzer's inputs for ranked prefixes (``_rank_batch``'s arrays; ``extra``: more feature
+        columns (n, k), e.g. the ensemble's)."""
         info = self.class_info
         if info is None:
             raise ValueError("this model has no class information (train it with train_reference)")
@@ -315,6 +323,7 @@ class TfidfGuesser:
             category_match=match,
             mentioned=mentioned,
             category=np.array([_index(categories, c.strip().lower()) for c in tossup_category], dtype=int),
+            extra=extra,
         )
 
     def _rank_batch(
@@ -481,6 +490,28 @@ def packet_records(
     return records
 
 
+def reference_classes(
+    records: Sequence[TrainingRecord],
+) -> tuple[list[TrainingRecord], list[str], list[str], np.ndarray]:
+    """The reference bots' answer classes: ``(usable records, their question texts, the class
+    answers (n_classes,), each usable record's class index int (n,))``, classes keyed by
+    ``judge_key`` of the main answer. Bonus parts enrich the tossups' answer classes but found none
+    of their own (a class made of one short part would win short prefixes on a single rare word), so
+    a record whose answer is no tossup's is left out. The TF-IDF and neural guessers share them."""
+    keys = [judge_key(main_answer(r.answer_line)) if r.question else "" for r in records]
+    tossup_keys = {k for k, r in zip(keys, records, strict=True) if k and r.tossup}
+    usable = [r for k, r in zip(keys, records, strict=True) if k in tossup_keys]
+    questions, answers, classes = answer_classes([(r.question, r.answer_line) for r in usable], key=judge_key)
+    return usable, questions, answers, classes
+
+
+def buzzer_categories(usable: Sequence[TrainingRecord]) -> list[str]:
+    """The tossup categories (lower-case) with at least 50 training tossups, most common first: the
+    learned buzzers' category indicators."""
+    known = Counter(c for r in usable if r.tossup and (c := r.category.strip().lower()))
+    return [c for c, n in known.most_common() if n >= 50]
+
+
 def file_records(path: str | Path, *, max_year: int | None = None) -> list[TrainingRecord]:
     """Training records of any question file the importers read (QANTA JSON, the demo packet, …):
     its tossups and bonus parts. Raises FormatError (a ValueError) for an unreadable file."""
@@ -506,7 +537,7 @@ def _index(items: list[str], item: str) -> int:
         return -1
 
 
-def _held_out_years(records: Sequence[TrainingRecord], years: int = _HELD_OUT_YEARS) -> set[str]:
+def held_out_years(records: Sequence[TrainingRecord], years: int = _HELD_OUT_YEARS) -> set[str]:
     """The sets of the latest ``years`` years with tossups (at most all years but the first), held
     out whole: sets of one year share
     questions (mirrors, shared packets), which would make a held-out tossup look already seen, and

@@ -68,8 +68,10 @@ def answer_of(title: str) -> str:
     return _DISAMBIGUATION.sub("", title) or title
 
 
-def _document(article: Article, extract: str) -> str:
-    text = f"{extract} {article.description}"
+def article_text(article: Article, extract: str | None = None) -> str:
+    """An article as a document: its extract (or the given part of it) and description, the
+    answer's own mentions masked (a question never says its answer)."""
+    text = f"{article.extract if extract is None else extract} {article.description}"
     return re.sub(re.escape(answer_of(article.title)), " ", text, flags=re.IGNORECASE)
 
 
@@ -97,7 +99,7 @@ class WikiModel:
         """Fit on ``articles`` (and nothing else). Raises ValueError for an empty list."""
         if not articles:
             raise ValueError("no article to fit on")
-        vectorizer, matrix = _tfidf([_document(a, a.extract) for a in articles])
+        vectorizer, matrix = _tfidf([article_text(a) for a in articles])
         model = cls(vectorizer, matrix, [answer_of(a.title) for a in articles], None, source_version)
         if calibrate:
             model.calibration = _fit_calibration(articles, random.Random(seed))
@@ -157,12 +159,12 @@ def _fit_calibration(articles: Sequence[Article], rng: random.Random) -> Calibra
     eligible = [i for i, s in enumerate(sentences) if len(s) >= 3]
     held = rng.sample(eligible, min(_CALIBRATION_ARTICLES, len(eligible)))
     seen = {i: " ".join(sentences[i][: len(sentences[i]) // 2]) for i in held}
-    documents = [_document(a, seen.get(i, a.extract)) for i, a in enumerate(articles)]
+    documents = [article_text(a, seen.get(i, a.extract)) for i, a in enumerate(articles)]
     vectorizer, matrix = _tfidf(documents)
     partial = WikiModel(vectorizer, matrix, [a.title for a in articles], None, "")
     queries, truth = [], []
     for i in held:
-        words = _document(articles[i], " ".join(sentences[i][len(sentences[i]) // 2 :])).split()
+        words = article_text(articles[i], " ".join(sentences[i][len(sentences[i]) // 2 :])).split()
         for fraction in _CALIBRATION_FRACTIONS:
             n = round(fraction * len(words))
             if n >= _MIN_QUERY_WORDS:

@@ -14,6 +14,7 @@ from tossup_bot import Guess, Guesser, TossupPrefix
 
 from competition.importers import DEMO_PACKET, import_demo_packet, parse_file
 from competition.models import Tossup
+from irt.botmetrics import Human, HumanBuzz
 from irt.models import BotEvaluation, Response
 from scoring.judge.grammar import main_answer
 from tools import bot_evaluation as be
@@ -39,13 +40,15 @@ class OracleGuesser(Guesser):
         return Guess("Paris" if key in self.wrong else self.answers[key], 0.9, buzz=True)
 
 
-def expected(humans: dict[str, tuple[int | None, ...]], at: int, wrong: set[str]) -> float:
-    """The expected score by hand: a buzz at token ``at`` scores against each human who did not
-    buzz correctly on or before it."""
+def expected(humans: dict[str, tuple[Human, ...]], at: int, wrong: set[str]) -> float:
+    """The expected score by hand (qb_metrics): a buzz at token ``at`` scores its points × (1 − h), h
+    the share of the humans' buzzes (negs included; the silent ones are no buzz) that were right
+    strictly before it."""
     total = 0.0
-    for key, points in humans.items():
-        before = [h is None or at < h for h in points]
-        total += sum((-0.5 if key in wrong else 1.0) for b in before if b) / len(points)
+    for key, plans in humans.items():
+        buzzes = [h for h in plans if isinstance(h, HumanBuzz)]
+        h = sum(1 for b in buzzes if b.correct and b.token_index < at) / len(buzzes) if buzzes else 0.0
+        total += (-0.5 if key in wrong else 1.0) * (1 - h)
     return total / len(humans)
 
 
@@ -76,9 +79,11 @@ def test_oracle_on_the_demo_packet_against_simulated_humans(tmp_path: Path) -> N
     m = result["metrics"]
     humans = be.simulated_humans(tossups, 6, 3)
     assert m["tossups"] == len(tossups) == 24
-    assert m["buzz_frequency"] == 1.0 and m["mean_buzz_position"] == 5.0
+    assert m["buzz_frequency"] == 1.0 and m["mean_buzz_position"] == 6.0  # 6 tokens read at token 5
     assert m["buzz_precision"] == pytest.approx(22 / 24)  # the judge accepts every main answer
     assert m["expected_score"] == pytest.approx(expected(humans, 5, wrong))
+    assert any(isinstance(h, HumanBuzz) and not h.correct for hs in humans.values() for h in hs)  # negs too
+    assert m["buzz_accuracy"] == pytest.approx(22 / 24) and m["outcome_classes"]["best-buzz"] == 22
     assert -0.5 < m["expected_score"] < 1.0
     # Before token 5 every answer ("no idea", 0.1) is wrong; from it on 0.9, wrong on two tossups.
     low = next(b for b in result["reliability"] if b["lo"] == 0.1)
@@ -113,7 +118,7 @@ def test_tfidf_bot_trained_on_the_demo_packet() -> None:
     m = BotEvaluation.objects.get(name="tfidf").result["metrics"]
     # It knows every answer (trained on what it plays): it buzzes and is right.
     assert m["tossups"] == 6 and m["buzzes"] > 0 and m["buzz_precision"] == 1.0
-    assert m["mean_buzz_position"] >= 10 - 1  # never before its 10 minimum tokens
+    assert m["mean_buzz_position"] >= 10  # never before its 10 minimum tokens (1-based positions)
 
 
 def test_buzz_log_humans() -> None:
@@ -146,7 +151,9 @@ def test_buzz_log_humans() -> None:
     )
     m = BotEvaluation.objects.get().result["metrics"]
     assert m["tossups"] == 2  # only the played tossups
-    assert m["expected_score"] == pytest.approx(((0 + 1) / 2 + 1) / 2)
+    assert m["expected_score"] == pytest.approx(((0 + 1) / 2 + 1) / 2)  # h = 1/2, then 0
+    # Strict wins: the neg on 7 (the bot, right on 5, was first) and the right buzz on 40.
+    assert m["human_win_rate_strict"] == pytest.approx((1 / 2 + 1) / 2) == m["human_win_rate"]
 
 
 def test_bad_sources_are_refused_and_leave_nothing(tmp_path: Path) -> None:
@@ -194,7 +201,7 @@ def test_celery_task_stores_progress_and_result() -> None:
     assert evaluation.status == "done" and evaluation.progress == 1.0 and evaluation.finished_at
     assert (
         evaluation.result["metrics"]["tossups"] == 5
-        and evaluation.result["metrics"]["mean_buzz_position"] == 2
+        and evaluation.result["metrics"]["mean_buzz_position"] == 3  # token 2: 3 tokens read
     )
     assert [s["done"] for s in states] == [1, 2, 3, 4, 5]
     assert [s["stored"] for s in states] == pytest.approx([0.2, 0.4, 0.6, 0.8, 1.0])  # saved as it went
@@ -279,6 +286,10 @@ def test_leaderboard_page(client) -> None:
     html = page.content.decode()
     assert page.status_code == 200
     assert "oracle-4" in html and "waiting-bot" in html and "25 %" in html
+    # The oracle is right on token 5, its first right answer, on all 4: best-buzz each time.
+    assert (
+        '<span title="hopeless / never buzzed / best buzz / late buzz / premature">0 / 0 / 4 / 0 / 0' in html
+    )
     assert 'id="bot-plot-data"' in html and "reliability" in html
     assert 'href="/analysis/bots/"' in client.get("/analysis/").content.decode()
 

@@ -159,7 +159,7 @@ def test_demo_seats_the_wiki_bot_without_shared_data(tmp_path: Path, settings) -
     )
 
 
-def test_demo_seats_the_reference_bot_with_the_dump(tmp_path: Path, settings) -> None:
+def test_demo_seats_the_ensemble_or_else_the_reference_bot_with_the_dump(tmp_path: Path, settings) -> None:
     dump = tmp_path / "packets" / "qbreader_packets_2012_2022.jsonl.gz"
     dump.parent.mkdir()
     dump.write_bytes(b"")
@@ -178,6 +178,12 @@ def test_demo_seats_the_reference_bot_with_the_dump(tmp_path: Path, settings) ->
     assert args[6:8] == ("--max-year", "2020") and args[8] == "--model-cache"
     assert args[9] == str(tmp_path / "cache" / "tfidf-qbreader_packets_2012_2022-qanta-2020.joblib")
     assert str(DEMO_PACKET) not in " ".join(args)
+    assert "train_guesser" in bot.note  # the demo says how to get its stronger bot
+    neural = tmp_path / "cache" / "neural-qbreader_packets_2012_2022-qanta-2020.pt"
+    neural.parent.mkdir()
+    neural.write_bytes(b"")
+    bot = demo_bot()
+    assert (bot.name, bot.guesser) == ("Ensemble bot", "ensemble") and "train_guesser" not in bot.note
     # A training file the organiser names stands alone (no QANTA added to it).
     settings.BOT_TFIDF_TRAIN = str(dump)
     assert "--extra-train" not in botlaunch.known_guessers().get("tfidf").runbot_args

@@ -56,6 +56,39 @@ def test_reference_bots_are_offered_by_what_this_machine_has(no_data: Path, sett
     assert tfidf is not None and tfidf.weight_class == "light" and tfidf.cost == 0
     assert tfidf.runbot_args[:4] == ("--bot", "tfidf", "--train", str(dump))
     assert "--model-cache" in tfidf.runbot_args  # a restart loads instead of training again
+    # The ensemble bot is offered once train_guesser has left its checkpoint; until then the card
+    # says how to train it.
+    assert any("Ensemble bot" in p and "train_guesser" in p for p in registry.problems)
+    paths = botlaunch.model_paths(dump, None, botlaunch.TRAIN_MAX_YEAR)
+    assert paths.neural.parent == no_data / "cache" and paths.extra == ()  # no QANTA files here
+    paths.neural.parent.mkdir(parents=True)
+    paths.neural.write_bytes(b"")
+    registry = botlaunch.known_guessers()
+    assert [g.key for g in registry.guessers] == ["ensemble", "tfidf", "wiki"]
+    combined = registry.get("ensemble")
+    assert combined is not None and combined.weight_class == "light"
+    args = combined.runbot_args
+    assert args[:4] == ("--bot", "ensemble", "--train", str(dump))
+    assert args[args.index("--neural") + 1] == str(paths.neural)
+    assert args[args.index("--model-cache") + 1] == str(paths.ensemble)
+
+
+def test_model_paths_add_the_shared_qanta_files_to_the_shared_dump_only(no_data: Path) -> None:
+    dump = no_data / "shared" / botlaunch.QBREADER
+    dump.parent.mkdir(parents=True)
+    dump.write_bytes(b"")
+    qanta = no_data / "shared" / "qanta"
+    qanta.mkdir()
+    (qanta / "qanta.dev.json.gz").write_bytes(b"")
+    shared = botlaunch.model_paths(None, None, 2020)
+    assert shared.train == dump and shared.extra == (qanta / "qanta.dev.json.gz",)
+    assert shared.neural.name == "neural-qbreader_packets_2012_2022-qanta-2020.pt"
+    own = no_data / "mine.jsonl"
+    own.write_bytes(b"")
+    assert botlaunch.model_paths(own, None, 2018).extra == ()
+    assert botlaunch.model_paths(own, None, 2018).ensemble.name == "ensemble-mine-2018.joblib"
+    with pytest.raises(FileNotFoundError, match="no training file"):
+        botlaunch.model_paths(no_data / "missing.jsonl", None, 2020)
 
 
 def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(

@@ -63,9 +63,24 @@ def test_a_newcomer_reads_the_analysis_pages_after_one_match(server: tuple[str, 
         row = page.locator("#live-leaderboard tbody tr")
         expect(row).to_have_count(1)
         cells = row.locator("td").all_inner_texts()
-        # Rank, bot, matches, tossups heard, expected score (1 + 0 − 0.5) / 3, precision 1/2,
-        # frequency 2/3, mean buzz token (3 + 4) / 2 (share read (4 + 5) / 2 / 20 tokens), win rate 1/3.
-        assert cells[:9] == ["1", "bot", "1", "3", "0.167", "50 % (1/2)", "67 %", "3.5 (22 % read)", "33 %"]
+        # Rank, bot, matches, tossups heard, expected and raw score (1 + 0 − 0.5) / 3 (no human buzzed
+        # before the bot), buzz accuracy 1/3, precision 1/2, frequency 2/3, mean buzz position (4 + 5) / 2
+        # tokens read (share read (4 + 5) / 2 / 20 tokens), human win rates 0 (on the one tossup a
+        # human buzzed on, alice was right and the bot silent).
+        assert cells[:12] == [
+            "1",
+            "bot",
+            "1",
+            "3",
+            "0.167",
+            "0.167",
+            "33 %",
+            "50 % (1/2)",
+            "67 %",
+            "4.5 (22 % read)",
+            "0 %",
+            "0 %",
+        ]
         for unknown in row.locator("td.unknown-live abbr.missing").all():
             assert unknown.inner_text() == "—" and "unknown live" in (unknown.get_attribute("title") or "")
         assert row.locator("td.unknown-live abbr.missing").count() == 2

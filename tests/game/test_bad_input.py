@@ -71,3 +71,15 @@ def test_simulate_match_reports_a_malformed_buzz_file_with_its_line(tmp_path: Pa
         call_command("simulate_match", "--replay-bot", str(tmp_path / "missing"), stdout=StringIO())
     with pytest.raises(CommandError, match="--bot-delay-ms must be"):
         call_command("simulate_match", "--bot-delay-ms", "-5", stdout=StringIO())
+
+
+def test_simulate_match_says_how_to_train_its_default_bot(tmp_path: Path, settings) -> None:
+    settings.BOT_CACHE_DIR = tmp_path / "cache"  # no checkpoint there
+    dump = tmp_path / "dump.jsonl"
+    dump.write_text("")
+    with pytest.raises(
+        CommandError, match=r"no trained neural guesser at .*manage train_guesser.*--bot tfidf"
+    ):
+        call_command("simulate_match", "--packets", str(dump), stdout=StringIO())
+    with pytest.raises(CommandError, match="no training file"):
+        call_command("simulate_match", "--bot-train", str(tmp_path / "missing.jsonl"), stdout=StringIO())

@@ -6,6 +6,8 @@
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot tfidf --train PACKETS.gz \
         [--extra-train QANTA.json.gz …] [--max-year 2020] [--model-cache model.joblib] [--threshold 0.8]
         # the reference bot: tossups + bonus parts, a learned buzzer with its own threshold (docs/BOTS.md)
+    manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot ensemble [--neural CKPT.pt]
+        # neural + TF-IDF with a learned buzzer: needs `manage.py train_guesser` first (docs/BOTS.md)
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot replay --buzz-file X.buzz.csv \
         [--sentences CATEGORY.csv] [--question-map map.json]
     manage.py runbot --url ws://127.0.0.1:8000 --code JOIN --token TOKEN --bot wiki [--threshold 0.75]
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +26,13 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
-from buzzer.bots import wiki
+from buzzer.bots import ensemble, wiki
 from buzzer.bots.client import Model, ModelGuesser
+from buzzer.bots.ensemble import EnsembleGuesser
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser, file_records
 from buzzer.bots.wiki import WikiGuesser
+from competition import botlaunch
 from competition.importers import detect_format, parse_file
 from competition.management import progress
 
@@ -47,7 +52,9 @@ class Command(BaseCommand):
             "--guesser", help="module:Name or path/to/file.py:Name: an SDK Guesser (docs/BOTS.md)"
         )
         brain.add_argument(
-            "--bot", choices=["tfidf", "replay", "wiki"], help="a built-in bot (default: tfidf)"
+            "--bot",
+            choices=["ensemble", "tfidf", "replay", "wiki"],
+            help="a built-in bot (default: tfidf; ensemble: neural + TF-IDF, trained by train_guesser)",
         )
         parser.add_argument(
             "-o",
@@ -88,6 +95,9 @@ class Command(BaseCommand):
         parser.add_argument(
             "--model-cache", help="tfidf: load the model from here, or train and save it here"
         )
+        parser.add_argument(
+            "--neural", help="ensemble: the neural checkpoint (default: train_guesser's, under BOT_CACHE_DIR)"
+        )
         parser.add_argument("--buzz-file", help="replay: a *.buzz.csv log")
         parser.add_argument("--sentences", help="replay (exhibition logs): the <category>.csv sentence file")
         parser.add_argument("--question-map", help="replay: JSON object {DB question id: external id}")
@@ -115,14 +125,15 @@ class Command(BaseCommand):
         kind = options["bot"] or "tfidf"
         if kind == "wiki":
             return self._wiki(options)
-        model = self._replay(options) if kind == "replay" else self._tfidf(options)
+        model = {"replay": self._replay, "ensemble": self._ensemble}.get(kind, self._tfidf)(options)
+        learned = isinstance(model, TfidfGuesser | EnsembleGuesser)
         threshold = options["threshold"]
-        if threshold is None:  # the reference TF-IDF bot carries the threshold its buzzer learned
-            threshold = model.threshold if isinstance(model, TfidfGuesser) else RECOMMENDED_THRESHOLD
+        if threshold is None:  # the reference and ensemble bots carry the threshold their buzzer learned
+            threshold = model.threshold if learned else RECOMMENDED_THRESHOLD
         min_tokens = options["min_tokens"]
         if min_tokens is None:
             min_tokens = 0 if kind == "replay" else RECOMMENDED_MIN_TOKENS
-            min_tokens = model.min_tokens if isinstance(model, TfidfGuesser) else min_tokens
+            min_tokens = model.min_tokens if learned else min_tokens
         return ModelGuesser(model, threshold, min_tokens)
 
     def _wiki(self, options: dict[str, Any]) -> Guesser:
@@ -179,6 +190,35 @@ class Command(BaseCommand):
         if cache is not None:
             guesser.save(cache)
         return guesser
+
+    def _ensemble(self, options: dict[str, Any]) -> Model:
+        """The ensemble bot: train_guesser's neural checkpoint (or ``--neural``) with the ensemble
+        fitted on it (``--model-cache``, default beside it), fitted now when missing."""
+        max_year = options["max_year"] if options["max_year"] is not None else botlaunch.TRAIN_MAX_YEAR
+        try:
+            paths = botlaunch.model_paths(options["train"], options["extra_train"] or None, max_year)
+        except FileNotFoundError as exc:
+            raise CommandError(str(exc)) from exc
+        if options["neural"]:
+            paths = replace(paths, neural=Path(options["neural"]))
+        if options["model_cache"]:
+            paths = replace(paths, ensemble=Path(options["model_cache"]))
+        started = time.perf_counter()
+        try:
+            model = ensemble.load_or_fit(
+                paths.neural,
+                paths.ensemble,
+                lambda: ensemble.training_records(paths.train, paths.extra, max_year),
+                say=self.stdout.write,
+                progress=progress.wrapper(options, desc="counting words", unit="question"),
+            )
+        except (OSError, ValueError) as exc:  # FileNotFoundError says how to train; FormatError too
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(
+            f"ensemble of {paths.neural.name} ready in {time.perf_counter() - started:.1f} s; "
+            f"buzzer: {model.buzzer.describe()}"
+        )
+        return model
 
     def _replay(self, options: dict[str, Any]) -> Model:
         if not options["buzz_file"]:

@@ -38,13 +38,22 @@ class DemoBot:
 
 def demo_bot() -> DemoBot:
     """The bot the demo seats, chosen by what this machine has (``botlaunch.known_guessers``: the
-    TF-IDF reference bot when its training file exists, else the Wikipedia bot). Never trained on
-    the demo packet."""
+    ensemble bot when ``train_guesser`` has left its checkpoint, else the TF-IDF reference bot when
+    its training file exists — its note then says how to train the ensemble — else the Wikipedia
+    bot). Never trained on the demo packet."""
     registry = botlaunch.known_guessers()
-    for key, name in (("tfidf", "TF-IDF bot"), ("wiki", "Wikipedia bot")):
+    for key, name in (("ensemble", "Ensemble bot"), ("tfidf", "TF-IDF bot"), ("wiki", "Wikipedia bot")):
         known = registry.get(key)
         if known is not None:
-            return DemoBot(name, key, f"{name}: {known.note}; it has never seen these questions")
+            untrained = (
+                [p for p in registry.problems if p.startswith("Ensemble bot:")] if key != "ensemble" else []
+            )
+            return DemoBot(
+                name,
+                key,
+                f"{name}: {known.note}; it has never seen these questions"
+                + "".join(f" ({p})" for p in untrained),
+            )
     return DemoBot("", "", "none: " + "; ".join(registry.problems))
 
 

@@ -58,7 +58,13 @@ class Command(BaseCommand):
         parser.add_argument("--tossups", type=int, default=20)
         parser.add_argument("--teams", type=int, default=2)
         parser.add_argument("--players-per-team", type=int, default=4)
-        parser.add_argument("--bot", choices=["tfidf", "none"], default="tfidf")
+        parser.add_argument(
+            "--bot",
+            choices=["ensemble", "tfidf", "none"],
+            default="ensemble",
+            help="ensemble (default: neural + TF-IDF, needs `manage.py train_guesser` first), the TF-IDF "
+            "reference bot, or none",
+        )
         parser.add_argument(
             "--replay-bot",
             help="a *.buzz.csv file or a folder of them (qb-tournament-runner or 2024 exhibition logs): "
@@ -101,6 +107,8 @@ class Command(BaseCommand):
         if opts["bot_delay_ms"] is not None and not opts["bot_delay_ms"] >= 0:
             raise CommandError("--bot-delay-ms must be ≥ 0")
         replay = self._replay(opts["replay_bot"]) if opts["replay_bot"] else None
+        if opts["bot"] == "ensemble":
+            self._ensemble_paths(opts)  # no checkpoint: say how to train one before anything starts
         call_command("migrate", verbosity=0)
         tossups, bonuses = self._questions(opts)
         guesser = self._guesser(opts)
@@ -221,6 +229,8 @@ class Command(BaseCommand):
     def _guesser(self, opts: dict[str, Any]):
         if opts["bot"] == "none":
             return None
+        if opts["bot"] == "ensemble":
+            return self._ensemble(opts)
         train = opts["bot_train"] or opts["packets"]
         if not train:
             raise CommandError(
@@ -232,6 +242,42 @@ class Command(BaseCommand):
         return _cached_guesser(
             opts["bot"], Path(train), opts["bot_train_max_year"], self.stdout.write, bar, opts["extra_train"]
         )
+
+    def _ensemble_paths(self, opts: dict[str, Any]) -> Any:
+        """The ensemble bot's files for ``--bot-train`` (default the shared dump and QANTA) up to
+        ``--bot-train-max-year`` (default 2020); CommandError, saying how to train one, without
+        the neural checkpoint."""
+        from competition import botlaunch
+
+        max_year = opts["bot_train_max_year"] or botlaunch.TRAIN_MAX_YEAR
+        train = opts["bot_train"] or (opts["packets"] if not opts["demo"] else None)
+        try:
+            paths = botlaunch.model_paths(train, opts["extra_train"] or None, max_year)
+        except FileNotFoundError as exc:
+            raise CommandError(f"--bot ensemble: {exc}") from exc
+        if not paths.neural.is_file():
+            raise CommandError(
+                f"--bot ensemble: no trained neural guesser at {paths.neural}: train one with "
+                "`./run manage train_guesser`, or pass --bot tfidf"
+            )
+        return paths
+
+    def _ensemble(self, opts: dict[str, Any]) -> Any:
+        """The ensemble bot: train_guesser's checkpoint, its ensemble fitted now if missing."""
+        from buzzer.bots import ensemble
+
+        paths = self._ensemble_paths(opts)
+        max_year = opts["bot_train_max_year"] or 2020
+        try:
+            return ensemble.load_or_fit(
+                paths.neural,
+                paths.ensemble,
+                lambda: ensemble.training_records(paths.train, paths.extra, max_year),
+                say=self.stdout.write,
+                progress=progress.wrapper(opts, desc="counting words", unit="question"),
+            )
+        except (OSError, ValueError) as exc:  # a stale checkpoint, FormatError
+            raise CommandError(f"--bot ensemble: {exc}") from exc
 
     def _replay(self, location: str) -> tuple[str, dict[str, RecordedBuzz]]:
         """(bot name, external id → first recorded buzz) from a buzz file or a folder of them."""
