@@ -263,7 +263,7 @@ def _add_ensemble(registry: Registry, train: Path) -> None:
     if not paths.neural.is_file():
         registry.problems.append(
             f"Ensemble bot: no trained neural guesser at {paths.neural} (train it with "
-            "`./run manage train_guesser`, about 15 min on 2 idle cores)"
+            "`./run manage train_guesser`, about 16 min on 2 idle cores)"
         )
         return
     registry.guessers.append(

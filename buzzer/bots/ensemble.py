@@ -300,7 +300,7 @@ def load_or_fit(
     if not neural.is_file():
         raise FileNotFoundError(
             f"no trained neural guesser at {neural}: train one with `./run manage train_guesser` "
-            "(about 15 min on 2 idle cores), or play another bot"
+            "(about 16 min on 2 idle cores), or play another bot"
         )
     model = NeuralGuesser.load(neural)
     if fitted.is_file():

@@ -1,14 +1,13 @@
 """The neural guesser: a bi-encoder from question prefixes to answer classes, a deep averaging network
-over MiniLM's word-piece embeddings trained here with in-batch negatives (pure; torch and transformers,
-no Django).
+over MiniLM's word-piece embeddings trained here (pure; torch and transformers, no Django).
 
 Architecture (why): the encoder is a DAN (Iyyer et al. 2015, the QANTA guesser of Rodriguez et al.
-2019): the IDF-weighted mean of a text's word-piece embeddings plus a residual feed-forward network,
-normalised. It reads a prefix in a few milliseconds on one CPU core (live play asks on every word; a
+2019): the IDF-weighted mean of a text's word-piece embeddings and the mean of hashed embeddings of
+adjacent piece pairs, plus a residual feed-forward network, normalised. It reads a prefix in a few milliseconds on one CPU core (live play asks on every word; a
 MiniLM encoder pass took 100–121 ms per prefix here) and trains in minutes on 2 cores. It is used
 as a bi-encoder (Karpukhin et al. 2020, DPR): a prefix is scored by cosine against one vector per
 answer class, the normalised mean of the encodings of that class's documents (its tossups and bonus
-parts: the answer-side text). Trained to bring a random prefix of one question near *another*
+parts, and the Wikipedia summary that names it, :func:`article_documents`: the answer-side text). Trained to bring a random prefix of one question near *another*
 question on the same answer, against the other answers of the batch, it learns what makes two
 questions on one answer alike, which carries to the many answers seen only once or twice — a softmax
 layer with a free vector per class memorised them (validation top-1 at half the words stalled at

@@ -65,8 +65,9 @@ def test_a_newcomer_reads_the_analysis_pages_after_one_match(server: tuple[str, 
         cells = row.locator("td").all_inner_texts()
         # Rank, bot, matches, tossups heard, expected and raw score (1 + 0 − 0.5) / 3 (no human buzzed
         # before the bot), buzz accuracy 1/3, precision 1/2, frequency 2/3, mean buzz position (4 + 5) / 2
-        # tokens read (share read (4 + 5) / 2 / 20 tokens), human win rates 0 (on the one tossup a
-        # human buzzed on, alice was right and the bot silent).
+        # tokens read (share read (4 + 5) / 2 / 20 tokens); human win rates over the two tossups a
+        # human buzzed on: on tossup 2 alice was right and the bot silent (no win), on tossup 3 bob
+        # negged before the bot's wrong buzz (a win, not a strict one): 50 % and 0 %.
         assert cells[:12] == [
             "1",
             "bot",
@@ -78,7 +79,7 @@ def test_a_newcomer_reads_the_analysis_pages_after_one_match(server: tuple[str, 
             "50 % (1/2)",
             "67 %",
             "4.5 (22 % read)",
-            "0 %",
+            "50 %",
             "0 %",
         ]
         for unknown in row.locator("td.unknown-live abbr.missing").all():

@@ -265,9 +265,10 @@ class Command(BaseCommand):
     def _ensemble(self, opts: dict[str, Any]) -> Any:
         """The ensemble bot: train_guesser's checkpoint, its ensemble fitted now if missing."""
         from buzzer.bots import ensemble
+        from competition import botlaunch
 
         paths = self._ensemble_paths(opts)
-        max_year = opts["bot_train_max_year"] or 2020
+        max_year = opts["bot_train_max_year"] or botlaunch.TRAIN_MAX_YEAR
         try:
             return ensemble.load_or_fit(
                 paths.neural,
