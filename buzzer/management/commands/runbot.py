@@ -26,9 +26,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
-from buzzer.bots import ensemble, wiki
+from buzzer.bots import wiki
 from buzzer.bots.client import Model, ModelGuesser
-from buzzer.bots.ensemble import EnsembleGuesser
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser, file_records
 from buzzer.bots.wiki import WikiGuesser
@@ -126,7 +125,7 @@ class Command(BaseCommand):
         if kind == "wiki":
             return self._wiki(options)
         model = {"replay": self._replay, "ensemble": self._ensemble}.get(kind, self._tfidf)(options)
-        learned = isinstance(model, TfidfGuesser | EnsembleGuesser)
+        learned = kind == "ensemble" or isinstance(model, TfidfGuesser)
         threshold = options["threshold"]
         if threshold is None:  # the reference and ensemble bots carry the threshold their buzzer learned
             threshold = model.threshold if learned else RECOMMENDED_THRESHOLD
@@ -193,7 +192,10 @@ class Command(BaseCommand):
 
     def _ensemble(self, options: dict[str, Any]) -> Model:
         """The ensemble bot: train_guesser's neural checkpoint (or ``--neural``) with the ensemble
-        fitted on it (``--model-cache``, default beside it), fitted now when missing."""
+        fitted on it (``--model-cache``, default beside it), fitted now when missing. (torch is
+        imported here: the other bots' processes start without it.)"""
+        from buzzer.bots import ensemble
+
         max_year = options["max_year"] if options["max_year"] is not None else botlaunch.TRAIN_MAX_YEAR
         try:
             paths = botlaunch.model_paths(options["train"], options["extra_train"] or None, max_year)
