@@ -33,6 +33,7 @@ from buzzer.bots.tfidf import (
     REFERENCE_MIN_TOKENS,
     REFERENCE_VERSION,
     TYPICAL_TOKENS,
+    Replay,
     TfidfGuesser,
     TrainingRecord,
     buzzer_categories,
@@ -41,9 +42,6 @@ from buzzer.bots.tfidf import (
     packet_records,
     reference_classes,
 )
-from competition.game.specs import strip_marks
-from competition.vocabulary import Verdict
-from scoring.judge import judge
 
 #: Changes when the ensemble's combination or buzzer change (with the two guessers' versions it keys caches).
 ENSEMBLE_VERSION = f"ensemble-1+{REFERENCE_VERSION}+{NEURAL_VERSION}"
@@ -225,27 +223,12 @@ class EnsembleGuesser:
         replay = [i for i, r in enumerate(usable) if r.tossup and r.group in held]
         replay = sorted(random.Random(seed).sample(replay, min(held_out, len(replay))))
         categories = buzzer_categories(usable)
-        texts, seen, counts, tossup_category, groups, lines = [], [], [], [], [], []
-        for k, i in enumerate(replay):
-            words = [w for w in strip_marks(usable[i].question.split())[0] if isinstance(w, str)]
-            for n in sorted({*range(REPLAY_EVERY, len(words) + 1, REPLAY_EVERY), len(words)}):
-                texts.append(" ".join(words[:n]))
-                seen.append(n)
-                counts.append(len(words))
-                tossup_category.append(usable[i].category)
-                groups.append(k)
-                lines.append(usable[i].answer_line)
+        prefixes = Replay([usable[i] for i in replay], REPLAY_EVERY)
+        texts = prefixes.texts
         say(f"replaying {len(replay):,} held-out tossups ({len(texts):,} prefixes) with both guessers…")
-        verdicts: dict[tuple[int, int], bool] = {}
 
         def right(best: np.ndarray) -> np.ndarray:
-            out = np.zeros(len(texts), dtype=bool)
-            for row, (group, guess) in enumerate(zip(groups, best, strict=True)):
-                key = (group, int(guess))
-                if key not in verdicts:
-                    verdicts[key] = judge(lines[row], answers[int(guess)]).verdict == Verdict.ACCEPT
-                out[row] = verdicts[key]
-            return out
+            return prefixes.right(best, answers)
 
         candidates = (*partial_neural.top_classes(texts, CANDIDATES), *partial.top_classes(texts, CANDIDATES))
         accuracy = {w: float(right(combine(*candidates, w).best).mean()) for w in _WEIGHTS}
@@ -262,16 +245,16 @@ class EnsembleGuesser:
             ranked.best,
             ranked.top1,
             ranked.top2,
-            seen,
-            counts,
-            tossup_category,
+            prefixes.seen,
+            prefixes.counts,
+            prefixes.categories,
             categories,
             extra=ranked.extra(),
         )
         buzzer = BuzzModel.fit(
             scores,
             correct,
-            np.asarray(groups),
+            np.asarray(prefixes.groups),
             categories,
             target_precision=target_precision,
             min_tokens=REFERENCE_MIN_TOKENS,

@@ -260,25 +260,11 @@ class TfidfGuesser:
         seed: int,
         progress: Callable[[Iterable[int]], Iterable[int]] | None,
     ) -> BuzzModel:
-        texts, seen, counts, tossup_category, groups, lines = [], [], [], [], [], []
-        for k, record in enumerate(tossups):
-            # Text only: a media marker left in a training question is not a word to index.
-            words = [w for w in strip_marks(record.question.split())[0] if isinstance(w, str)]
-            for n in sorted({*range(_REPLAY_EVERY, len(words) + 1, _REPLAY_EVERY), len(words)}):
-                texts.append(" ".join(words[:n]))
-                seen.append(n)
-                counts.append(len(words))
-                tossup_category.append(record.category)
-                groups.append(k)
-                lines.append(record.answer_line)
-        best, top1, top2 = self._rank_batch(texts, progress)
-        verdicts: dict[tuple[int, int], bool] = {}
-        correct = np.zeros(len(texts), dtype=bool)
-        for row, (group, guess) in enumerate(zip(groups, best, strict=True)):
-            key = (group, int(guess))
-            if key not in verdicts:
-                verdicts[key] = judge(lines[row], self.answers[guess]).verdict == Verdict.ACCEPT
-            correct[row] = verdicts[key]
+        replay = Replay(tossups, _REPLAY_EVERY)
+        best, top1, top2 = self._rank_batch(replay.texts, progress)
+        correct = replay.right(best, self.answers)
+        texts, seen, counts, tossup_category = replay.texts, replay.seen, replay.counts, replay.categories
+        groups = replay.groups
         scores = self._scores(texts, best, top1, top2, seen, counts, tossup_category, categories)
         return BuzzModel.fit(
             scores,
@@ -503,6 +489,43 @@ def reference_classes(
     usable = [r for k, r in zip(keys, records, strict=True) if k in tossup_keys]
     questions, answers, classes = answer_classes([(r.question, r.answer_line) for r in usable], key=judge_key)
     return usable, questions, answers, classes
+
+
+class Replay:
+    """Held-out tossups read as the live bot meets them, every ``every`` words and at the end (text
+    only: a media marker is not a word): per prefix (lists of equal length) its ``texts``, words
+    ``seen``, the tossup's word ``counts`` and ``categories``, and ``groups`` (the tossup's index,
+    rows of a tossup contiguous in reading order)."""
+
+    def __init__(self, tossups: Sequence[TrainingRecord], every: int) -> None:
+        self.texts: list[str] = []
+        self.seen: list[int] = []
+        self.counts: list[int] = []
+        self.categories: list[str] = []
+        self.groups: list[int] = []
+        self._lines: list[str] = []
+        self._verdicts: dict[tuple[int, int], bool] = {}
+        for k, record in enumerate(tossups):
+            words = [w for w in strip_marks(record.question.split())[0] if isinstance(w, str)]
+            for n in sorted({*range(every, len(words) + 1, every), len(words)}):
+                self.texts.append(" ".join(words[:n]))
+                self.seen.append(n)
+                self.counts.append(len(words))
+                self.categories.append(record.category)
+                self.groups.append(k)
+                self._lines.append(record.answer_line)
+
+    def right(self, best: np.ndarray, answers: Sequence[str]) -> np.ndarray:
+        """bool (n_prefixes,): whether each prefix's guessed class (``best``, indexes into
+        ``answers``) is accepted by the judge; each (tossup, class) is judged once."""
+        out = np.zeros(len(self.texts), dtype=bool)
+        for row, (group, guess) in enumerate(zip(self.groups, best, strict=True)):
+            key = (group, int(guess))
+            if key not in self._verdicts:
+                verdict = judge(self._lines[row], answers[int(guess)]).verdict
+                self._verdicts[key] = verdict == Verdict.ACCEPT
+            out[row] = self._verdicts[key]
+        return out
 
 
 def buzzer_categories(usable: Sequence[TrainingRecord]) -> list[str]:
