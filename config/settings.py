@@ -92,7 +92,7 @@ INSTALLED_APPS = [
     "scoring",
     "irt",
     "frontend",
-    "tools",  # the simulator's management command; nothing imports it
+    "tools",  # demo, serve, bot_supervisor, the simulator's commands; no app imports it
 ]
 
 MIDDLEWARE = [

@@ -5,7 +5,7 @@
     python docker/entrypoint.py worker     a Celery worker on the celery and irt queues
     python docker/entrypoint.py CMD ARG…   anything else, e.g. python manage.py createsuperuser
 
-``web`` and ``worker`` are the commands ``manage.py serve`` supervises (config/launcher.py), minus
+``web`` and ``worker`` are the commands ``manage.py serve`` supervises (tools/launcher.py), minus
 Redis: under compose, Redis and the restarts are compose's. The database is waited for up to
 ``DB_WAIT_SECONDS`` (60), then the process exits 1 saying why. Containers that start together
 migrate one at a time (a PostgreSQL advisory lock): the first applies the migrations, the others
@@ -62,7 +62,7 @@ def migrate() -> None:
 
 def command(argv: list[str]) -> list[str]:
     """The command line to exec for ``argv`` (``web``, ``worker`` or a command of its own)."""
-    from config import launcher
+    from tools import launcher
 
     if argv == ["web"]:
         port = int(os.environ.get("PORT", "8000"))

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from config import launcher
+from tools import launcher
 
 # Property tests explore the same examples on every run (CI must not pass or fail by luck);
 # set HYPOTHESIS_PROFILE=explore for fresh random examples locally.

@@ -2,6 +2,7 @@ from django.apps import AppConfig
 
 
 class ToolsConfig(AppConfig):
-    """Installed only so that Django finds ``manage.py simulate_match``."""
+    """Installed so that Django finds its commands: ``demo``, ``serve``, ``bot_supervisor``,
+    ``simulate_match``, ``simulate_tournament``, ``evaluate_bot``."""
 
     name = "tools"

@@ -174,7 +174,7 @@ def main() -> None:
     import django
     from django.conf import settings
 
-    from config import launcher
+    from tools import launcher
 
     django.setup()
     url, proc = launcher.start_redis()

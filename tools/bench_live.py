@@ -1,6 +1,6 @@
 """Benchmark: the live path end to end — a real server, real websockets, real matches.
 
-Starts a private Redis and one uvicorn process (``config.launcher``) on 127.0.0.1 against a
+Starts a private Redis and one uvicorn process (``tools.launcher``) on 127.0.0.1 against a
 scratch database (SQLite in a temporary directory, or ``DATABASE_URL`` if set — point it at a
 scratch PostgreSQL database, never a real one: the benchmark migrates it and creates
 matches), creates matches through ``competition.services`` and measures, from websocket
@@ -68,7 +68,7 @@ class Server:
     """Redis + migrated scratch database + one uvicorn process, torn down by :meth:`stop`."""
 
     def __init__(self) -> None:
-        from config import launcher
+        from tools import launcher
 
         self.launcher = launcher
         self.tmp = tempfile.TemporaryDirectory(prefix="bench-live-")
@@ -338,7 +338,7 @@ async def room_latency(server: Server, clients: int, seconds: float, rate: float
 
 async def raw_latency(clients: int, seconds: float, rate: float) -> Latencies:
     """The same room on a raw ``websockets`` broadcast server in a subprocess."""
-    from config.launcher import free_port, wait_for_port
+    from tools.launcher import free_port, wait_for_port
 
     port = free_port()
     proc = subprocess.Popen(

@@ -78,7 +78,8 @@ TOSSUPS = 20
 FULL_GAME = 18  # a player's line counts toward the spread when they heard at least this many tossups
 MOMENTS = ("power", "conversion", "negs", "player_gets_sd")
 QUANTILES = (0.10, 0.25, 0.50, 0.75, 0.90)  # of the first correct buzz's position
-HEADLINE_SET, HEADLINE_TOSSUPS, HEADLINE_SEED = "2021-PACE", 20, 1  # the README's headline simulate_match
+# The headline simulate_match of docs/OPERATIONS.md.
+HEADLINE_SET, HEADLINE_TOSSUPS, HEADLINE_SEED = "2021-PACE", 20, 1
 
 
 @dataclass(frozen=True)

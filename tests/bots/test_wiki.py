@@ -20,10 +20,10 @@ from tossup_bot import TossupPrefix
 from buzzer.bots import wiki
 from competition import botlaunch
 from competition.importers import DEMO_PACKET
-from competition.management.commands.demo import demo_bot
 from formats import wikisummaries
 from irt.models import BotEvaluation
 from tests.bots.fake_server import ME, MY_TEAM, Session, play, snapshot
+from tools.management.commands.demo import demo_bot
 
 # Not answers of the demo packet: the bot must know them from Wikipedia alone.
 EASY = ("Carmen", "Dune (novel)", "Photosynthesis", "Mount Everest")

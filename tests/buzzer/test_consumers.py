@@ -380,7 +380,7 @@ async def test_connecting_while_redis_is_down_gets_unavailable_not_a_crashed_han
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
     from buzzer import rooms
-    from config import launcher
+    from tools import launcher
 
     dead = RedisPubSubChannelLayer(hosts=[f"redis://127.0.0.1:{launcher.free_port()}/0"])
     monkeypatch.setattr(rooms, "get_channel_layer", lambda: dead)

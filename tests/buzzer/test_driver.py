@@ -18,8 +18,8 @@ from django.db import connection as django_connection
 from buzzer import driver as driving
 from competition import game, selectors, services, signals, ticks
 from competition.models import Match, MatchEvent, Player
-from config import launcher
 from tests.support.factories import make_match
+from tools import launcher
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

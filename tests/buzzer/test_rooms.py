@@ -577,7 +577,7 @@ async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
     """A private Redis for the channel layer, stopped for 2 s and restarted on the same port."""
     from channels_redis.pubsub import RedisPubSubChannelLayer
 
-    from config import launcher
+    from tools import launcher
 
     url, proc = launcher.start_redis()
     port = int(url.rsplit(":", 1)[1].split("/")[0])

@@ -19,10 +19,10 @@ from django.contrib.auth.models import User
 from django.test import Client
 
 from competition import botlaunch, game, services
-from competition.management.commands.bot_supervisor import GIVE_UP_AFTER, BotSupervisor
 from competition.models import BotLaunch, Match, MatchEvent, Player
-from config import launcher
 from tests.support.factories import make_match
+from tools import launcher
+from tools.management.commands.bot_supervisor import GIVE_UP_AFTER, BotSupervisor
 
 pytestmark = pytest.mark.django_db
 

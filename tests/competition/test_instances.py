@@ -17,9 +17,9 @@ from typing import Any
 import redis
 from websockets.asyncio.client import connect
 
-from config import launcher
 from config.settings import instance_name
 from tests.support.live import BASE_DIR, live_server, manage
+from tools import launcher
 
 
 def test_an_instance_is_named_by_its_database():

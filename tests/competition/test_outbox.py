@@ -13,11 +13,11 @@ from kombu import pools
 
 from competition import game, services, signals
 from competition.models import Match, MatchEvent, Outbox, Player
-from config import launcher
 from config.celery import app
 from irt.models import Fit
 from irt.tasks import fit_after_match
 from tests.support.factories import make_match
+from tools import launcher
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,9 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition.management.commands import serve
 from competition.models import Match, QuestionSet
-from config import launcher
+from tools import launcher
+from tools.management.commands import serve
 
 
 def create(*args: str) -> str:

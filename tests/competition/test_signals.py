@@ -12,8 +12,8 @@ import pytest
 
 from competition import game, services, signals
 from competition.models import Outbox
-from config import launcher
 from tests.support.factories import make_match
+from tools import launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = 1_700_000_000.0

@@ -18,7 +18,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from websockets.datastructures import Headers
 
 from config import admission
-from config.launcher import free_port
+from tools.launcher import free_port
 
 BURST = 20
 

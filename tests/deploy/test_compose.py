@@ -13,7 +13,7 @@ import pytest
 import yaml
 from django.conf import settings
 
-from config import launcher
+from tools import launcher
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ("web", "worker", "bot-supervisor", "redis", "postgres")
@@ -80,7 +80,7 @@ def test_the_bot_supervisor_runs_the_dashboards_bots_as_serve_does(compose: dict
     assert "./data:/data:ro" in service["volumes"] and "./data:/data:ro" in web["volumes"]
     assert "botcache:/app/var/cache" in service["volumes"] and "botcache" in compose["volumes"]
     # The heartbeat the health check reads is the one the supervisor writes, in its log folder.
-    from competition.management.commands import bot_supervisor
+    from tools.management.commands import bot_supervisor
 
     assert "<log-dir>/bot_supervisor.alive" in (bot_supervisor.__doc__ or "")
     assert "/app/var/bot_supervisor.alive" in " ".join(service["healthcheck"]["test"])

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ import pytest
 import websockets
 from django.test import Client, override_settings
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]

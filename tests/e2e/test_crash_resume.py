@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import websockets
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e

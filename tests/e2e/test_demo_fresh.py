@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from config import launcher
 from tests.support.live import BASE_DIR
+from tools import launcher
 
 pytestmark = pytest.mark.e2e
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from buzzer.bots.replay import load_buzz_file
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e

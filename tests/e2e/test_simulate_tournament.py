@@ -15,8 +15,8 @@ import pytest
 
 from competition import standings as st
 from competition import tournaments
-from config import launcher
 from formats import qbj as qbjfmt
+from tools import launcher
 from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e

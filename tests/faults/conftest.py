@@ -32,7 +32,7 @@ import pytest
 import websockets
 from websockets.asyncio.client import ClientConnection, connect
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]

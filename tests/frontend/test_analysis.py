@@ -17,12 +17,12 @@ from django.test import Client
 from django.urls import reverse
 
 from competition.models import Flag, Match, Tossup
-from config import launcher
 from frontend import analysis
 from irt import pipeline, selectors
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 from tests.competition.test_outbox import broker, queued  # noqa: F401  (broker: a private Redis)
 from tests.irt.test_pipeline import key, match  # noqa: F401  (match: a played match with two bots)
+from tools import launcher
 
 pytestmark = pytest.mark.django_db
 

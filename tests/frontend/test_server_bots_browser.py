@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from config import launcher
 from tests.frontend.room import shot
 from tests.support.browser import chromium
 from tests.support.live import BASE_DIR, live_server, manage
+from tools import launcher
 
 pytestmark = pytest.mark.browser
 

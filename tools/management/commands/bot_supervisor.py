@@ -7,7 +7,7 @@
 ``manage.py runbot`` per new launch (the guesser's flags from ``botlaunch.known_guessers``, the seat's
 token as ``--token=VALUE``, an API key only in the process environment), stops the process of a
 launch that was stopped, replaced, deleted with its seat or whose match ended, restarts a process
-that died (``config.launcher.Supervisor``: backoff 1, 2, 4 … 30 s) and writes each launch's state
+that died (``tools.launcher.Supervisor``: backoff 1, 2, 4 … 30 s) and writes each launch's state
 (running, restarting, stopped, failed; pid, restarts, the last exit) back for the dashboard. A bot
 that exits 0 ("match over") is done, not restarted; one that crashed GIVE_UP_AFTER times in a row,
 each within HEALTHY_AFTER of its start, is failed with the last line of its log as the reason (the
@@ -31,7 +31,7 @@ from django.db import DatabaseError, close_old_connections
 
 from competition import botlaunch
 from competition.models import BotLaunch
-from config import launcher
+from tools import launcher
 
 log = logging.getLogger("tossup.bots")
 State = BotLaunch.State

@@ -19,8 +19,9 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from competition import botlaunch
-from competition.management.commands import create_match, serve
-from config import launcher
+from competition.management.commands import create_match
+from tools import launcher
+from tools.management.commands import serve
 
 HUMANS = ["Team A", "Team B"]
 COMPUTER = "Computer"  # the bots' team: "TF-IDF bot (Computer) buzzed"
