@@ -3,7 +3,7 @@ demo packet and an organiser), matches made with ``create_match``, moderator com
 over the moderator websocket from a browser page, layout facts measured in the page, and
 axe-core (the copy ``axe-playwright-python`` ships) run with the WCAG 2.1 A/AA rules.
 
-Screenshots go to ``tests/artifacts/screenshots/`` (README "Screenshots"; CI keeps the folder)."""
+Screenshots go to ``tests/artifacts/screenshots/`` (docs/DEVELOPMENT.md "Screenshots"; CI keeps the folder)."""
 
 from __future__ import annotations
 
