@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand
 
 from competition import botlaunch
 from competition.management.commands import create_match, serve
+from competition.vocabulary import SeatKind
 from config import launcher
 
 HUMANS = ["Team A", "Team B"]
@@ -94,7 +95,7 @@ class Command(BaseCommand):
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
         if bot.guesser:  # the server's bot supervisor starts it once the server listens
-            seat = match.players.get(kind="bot")
+            seat = match.players.get(kind=SeatKind.BOT)
             botlaunch.launch(match=match, player_id=seat.id, guesser=bot.guesser)
         info = create_match.describe(match, served.public_url)
         self.stdout.write(
