@@ -8,7 +8,7 @@ or packet named in the file is created when missing; a row whose (set, packet, n
 updates that question in place (its id stays, so buzz logs keep pointing at it). A file with any bad
 row imports nothing (the library's dry run, then one transaction). Packet files in the tournament
 formats (qbreader, QANTA, exhibition CSV, demo packet) go through the organisers' upload page
-(``frontend.views.upload``), which runs the same code as ``manage.py import_questions``.
+(``frontend.pages.upload``), which runs the same code as ``manage.py import_questions``.
 """
 
 from __future__ import annotations

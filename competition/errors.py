@@ -11,7 +11,7 @@ show it, never parse it) and ``extra``, a JSON-serialisable dict of facts a clie
 
 Each edge translates the family in one place: the websocket consumer's ``error`` frame
 (``buzzer.consumers.error_frame``), the HTTP API's ``{"code", "message", "extra"?}`` body
-(``frontend.views.api_error``) and management commands
+(``frontend.errors.api_error``) and management commands
 (``competition.management.errors.command_error``).
 
 Pure: no Django (the engine imports it)."""

@@ -186,7 +186,7 @@ CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_PREFIX}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # Media files of multimodal tossups (competition.models.MediaFile), by content hash; served by
-# frontend.views.media_file, never from the internet.
+# frontend.media_views.media_file, never from the internet.
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 
 STATIC_URL = "/static/"
@@ -200,7 +200,7 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "frontend:moderator"
 LOGOUT_REDIRECT_URL = "frontend:home"
 # /api/ answers a failed CSRF check in its JSON error shape.
-CSRF_FAILURE_VIEW = "frontend.views.csrf_failure"
+CSRF_FAILURE_VIEW = "frontend.errors.csrf_failure"
 
 # Shared by every server process, so per-client limits hold across `serve --workers N`.
 # Short timeouts: while Redis is down a join is let through without a count, not held up.

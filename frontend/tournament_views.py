@@ -15,7 +15,7 @@ from competition import schedule, tournaments
 from competition.errors import TossupError
 from competition.models import Tournament
 from formats import qbj as qbjfmt
-from frontend.views import api_error
+from frontend.errors import api_error
 from irt.models import Fit
 
 #: The page reloads itself this often (seconds) while games are being played.

@@ -1,16 +1,26 @@
 from django.urls import path, re_path
 
 from competition.game import MEDIA_URL
-from frontend import bot_views, recap, tournament_views, views
+from frontend import (
+    analysis_views,
+    api,
+    bot_views,
+    export_views,
+    health,
+    media_views,
+    pages,
+    recap,
+    tournament_views,
+)
 
 app_name = "frontend"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("moderator/", views.moderator, name="moderator"),
-    path("moderator/upload/", views.upload, name="upload"),
-    path("moderator/<str:code>/", views.dashboard, name="dashboard"),
-    path("play/", views.play, name="play"),
+    path("", pages.home, name="home"),
+    path("moderator/", pages.moderator, name="moderator"),
+    path("moderator/upload/", pages.upload, name="upload"),
+    path("moderator/<str:code>/", pages.dashboard, name="dashboard"),
+    path("play/", pages.play, name="play"),
     path("tournament/<int:tournament_id>/", tournament_views.tournament_page, name="tournament"),
     path(
         "api/tournament/<int:tournament_id>/standings",
@@ -22,35 +32,43 @@ urlpatterns = [
         tournament_views.api_tournament_export,
         name="tournament_export",
     ),
-    path("watch/<str:code>/", views.watch, name="watch"),
+    path("watch/<str:code>/", pages.watch, name="watch"),
     path("match/<str:code>/recap/", recap.recap, name="recap"),
-    path("analysis/", views.analysis_page, name="analysis"),
-    path("analysis/fit/<int:fit_id>/", views.analysis_page, name="analysis_fit"),
+    path("analysis/", analysis_views.analysis_page, name="analysis"),
+    path("analysis/fit/<int:fit_id>/", analysis_views.analysis_page, name="analysis_fit"),
     path(
-        "analysis/fit/<int:fit_id>/subject/<path:subject>/", views.analysis_subject, name="analysis_subject"
+        "analysis/fit/<int:fit_id>/subject/<path:subject>/",
+        analysis_views.analysis_subject,
+        name="analysis_subject",
     ),
-    path("analysis/refit/", views.analysis_refit, name="analysis_refit"),
+    path("analysis/refit/", analysis_views.analysis_refit, name="analysis_refit"),
     path("analysis/bots/", bot_views.bots_page, name="bots"),
-    path("api/fits/progress", views.api_fit_progress, name="fit_progress"),
-    path("api/match/<str:code>/export/<str:fmt>", views.api_match_export, name="match_export"),
-    path("api/event.qbj", views.api_event_export, name="event_export"),
-    path("api/match/<str:code>", views.api_match, name="api_match"),
-    path("api/join", views.api_join, name="api_join"),
-    path("api/match/<str:code>/players", views.api_roster, name="api_roster"),
-    path("api/match/<str:code>/questions", views.api_questions, name="api_questions"),
-    path("api/match/<str:code>/players/<int:player_id>/reclaim", views.api_reclaim, name="api_reclaim"),
-    path("api/match/<str:code>/bots", views.api_bots, name="api_bots"),
-    path("api/match/<str:code>/bots/add", views.api_bot_add, name="api_bot_add"),
-    path("api/match/<str:code>/bots/<int:player_id>/launch", views.api_bot_launch, name="api_bot_launch"),
-    path("api/match/<str:code>/bots/<int:player_id>/stop", views.api_bot_stop, name="api_bot_stop"),
-    re_path(r"^api/fits/(?P<fit_id>\d+)/export\.(?P<fmt>json|csv)$", views.api_fit_export, name="fit_export"),
+    path("api/fits/progress", analysis_views.api_fit_progress, name="fit_progress"),
+    path("api/match/<str:code>/export/<str:fmt>", export_views.api_match_export, name="match_export"),
+    path("api/event.qbj", export_views.api_event_export, name="event_export"),
+    path("api/match/<str:code>", api.api_match, name="api_match"),
+    path("api/join", api.api_join, name="api_join"),
+    path("api/match/<str:code>/players", api.api_roster, name="api_roster"),
+    path("api/match/<str:code>/questions", api.api_questions, name="api_questions"),
+    path("api/match/<str:code>/players/<int:player_id>/reclaim", api.api_reclaim, name="api_reclaim"),
+    path("api/match/<str:code>/bots", bot_views.api_bots, name="api_bots"),
+    path("api/match/<str:code>/bots/add", bot_views.api_bot_add, name="api_bot_add"),
+    path("api/match/<str:code>/bots/<int:player_id>/launch", bot_views.api_bot_launch, name="api_bot_launch"),
+    path("api/match/<str:code>/bots/<int:player_id>/stop", bot_views.api_bot_stop, name="api_bot_stop"),
+    re_path(
+        r"^api/fits/(?P<fit_id>\d+)/export\.(?P<fmt>json|csv)$",
+        export_views.api_fit_export,
+        name="fit_export",
+    ),
     re_path(
         r"^api/fits/(?P<fit_id>\d+)/(?P<table>subjects|items|matrix)\.csv$",
-        views.api_fit_table,
+        export_views.api_fit_table,
         name="fit_table",
     ),
-    path("vendor/plotly.min.js", views.plotly_js, name="plotly_js"),
-    path("healthz", views.healthz, name="healthz"),
-    re_path(rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", views.media_file, name="media_file"),
+    path("vendor/plotly.min.js", media_views.plotly_js, name="plotly_js"),
+    path("healthz", health.healthz, name="healthz"),
+    re_path(
+        rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", media_views.media_file, name="media_file"
+    ),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

@@ -29,7 +29,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from buzzer.bots.client import ModelGuesser
+from buzzer.bots.adapter import ModelGuesser
 from buzzer.bots.tfidf import TfidfGuesser, file_records
 from tools import bot_evaluation as be
 

@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
 
     django.setup()
     from buzzer.bots import ensemble
-    from buzzer.bots.client import ModelGuesser
+    from buzzer.bots.adapter import ModelGuesser
     from buzzer.bots.neural import NeuralGuesser
     from competition import botlaunch
     from tools import bot_evaluation as be

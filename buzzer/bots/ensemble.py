@@ -99,7 +99,7 @@ def combine(
 
 
 class EnsembleGuesser:
-    """The ensemble bot; satisfies ``buzzer.bots.client.Model`` and ``PrefixAware``.
+    """The ensemble bot; satisfies ``buzzer.bots.adapter.Model`` and ``PrefixAware``.
 
     ``tfidf``: the final reference TF-IDF model (its ``class_info`` gives the buzzer's class
     features); ``neural``: the neural guesser (same class list); ``weight``: the TF-IDF cosine's

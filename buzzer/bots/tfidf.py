@@ -94,7 +94,7 @@ class Calibration:
 
 
 class TfidfGuesser:
-    """Nearest-class TF-IDF guesser; satisfies ``buzzer.bots.client.Model``.
+    """Nearest-class TF-IDF guesser; satisfies ``buzzer.bots.adapter.Model``.
 
     Build with :meth:`train` or :meth:`from_packets`, persist with :meth:`save` / :meth:`load`.
     ``answers``: list[str] (n_classes,), the display main answer of each class; ``matrix``: CSR

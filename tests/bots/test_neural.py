@@ -16,7 +16,7 @@ from django.core.management import call_command
 from tossup_bot import TossupPrefix
 
 from buzzer.bots import ensemble, neural
-from buzzer.bots.client import ModelGuesser
+from buzzer.bots.adapter import ModelGuesser
 from buzzer.bots.tfidf import TrainingRecord, reference_classes
 from competition import botlaunch
 

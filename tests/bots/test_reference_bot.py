@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from tossup_bot import TossupPrefix
 
+from buzzer.bots.adapter import ModelGuesser
 from buzzer.bots.answers import judge_key
-from buzzer.bots.client import ModelGuesser
 from buzzer.bots.tfidf import TfidfGuesser, TrainingRecord, packet_records
 from tools import bot_evaluation as be
 

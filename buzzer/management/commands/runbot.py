@@ -27,7 +27,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tossup_bot import Guesser, GuesserLoadError, load_guesser, parse_options, play_url, run_bot
 
 from buzzer.bots import wiki
-from buzzer.bots.client import Model, ModelGuesser
+from buzzer.bots.adapter import Model, ModelGuesser
 from buzzer.bots.replay import ReplayFileError, ReplayGuesser, load_buzz_file, load_question_map
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD, TfidfGuesser, file_records
 from buzzer.bots.wiki import WikiGuesser

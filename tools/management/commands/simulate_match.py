@@ -305,7 +305,7 @@ class Command(BaseCommand):
     async def _play(self, sims, bots, mod_url, opts, n_tossups: int) -> list[dict[str, Any]]:
         """``bots``: [(guesser, play url)]; a replay guesser answers with confidence 0 or 1. A bar
         counts the tossups played (of ``n_tossups``)."""
-        from buzzer.bots.client import run_bot
+        from buzzer.bots.adapter import run_bot
 
         tasks = [asyncio.create_task(s.run(), name=s.name) for s in sims]
         for guesser, url in bots:

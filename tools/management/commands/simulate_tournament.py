@@ -236,7 +236,7 @@ class Command(BaseCommand):
         return out
 
     async def _game(self, g: dict[str, Any], ws: str, skills, guesser, opts) -> None:
-        from buzzer.bots.client import run_bot
+        from buzzer.bots.adapter import run_bot
 
         url = f"{ws}/ws/match/{g['join_code']}"
         tasks = []

@@ -1,4 +1,5 @@
-"""run_bot against a scripted fake server speaking docs/PROTOCOL.md over a real websocket on 127.0.0.1."""
+"""The bot adapter's run_bot (buzzer.bots.adapter) against a scripted fake server speaking
+docs/PROTOCOL.md over a real websocket on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 import threading
 import time
 
-from buzzer.bots.client import run_bot
+from buzzer.bots.adapter import run_bot
 from tests.bots.fake_server import ME, MY_TEAM, THEIR_TEAM, THEM, Session, play, snapshot, until
 
 

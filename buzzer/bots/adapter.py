@@ -1,5 +1,5 @@
-"""The project's bots on the bot SDK (``sdk/``, package ``tossup_bot``): the SDK's client is the only
-protocol client; this module turns the project's trained models into SDK guessers.
+"""The adapter between the project's bots and the bot SDK (``sdk/``, package ``tossup_bot``): the SDK's
+client is the only protocol client; this module turns the project's trained models into SDK guessers.
 
 A :class:`Model` (the TF-IDF, Wikipedia and buzz-log replay bots) answers ``guess(text) -> (answer,
 confidence)`` and ``bonus_guess(leadin, part_text) -> answer``; :class:`ModelGuesser` makes it a
@@ -16,7 +16,7 @@ from tossup_bot import run_bot as run_guesser
 
 
 class Model(Protocol):
-    """A trained model. Both methods may be slow; the client runs them in a worker thread."""
+    """A trained model. Both methods may be slow; the SDK's client runs them in a worker thread."""
 
     def guess(self, text_so_far: str) -> tuple[str, float]:
         """Return ``(answer text, confidence in [0, 1])`` for the tossup words revealed so far."""
