@@ -42,8 +42,6 @@ from scoring.judge.grammar import main_answer
 
 #: ``render`` formats (text); ``runner`` is a zip of every runner file (``runner_zip``).
 FORMATS = ("qbj", "cycles", "runner")
-#: The event type that holds an imported match's record (``competition.interchange``).
-IMPORTED = EventName.MATCH_IMPORTED
 #: Tournament name of an export of matches played here.
 EVENT_NAME = "Tossup"
 
