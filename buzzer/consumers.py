@@ -29,8 +29,9 @@ from django.utils import timezone
 
 from buzzer import presence, protocol
 from buzzer.driver import connect_db, live_db
+from buzzer.protocol import FrameType
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
-from competition import selectors, services
+from competition import game, selectors, services
 from competition.errors import TossupError
 from competition.models import Match, Player
 from competition.vocabulary import PATH_ROLES, Role, actor
@@ -309,19 +310,19 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         ref = self._ref = msg.get("ref")
         kind = msg["type"]
-        if kind == "heartbeat_ack":
+        if kind == FrameType.HEARTBEAT_ACK:
             sent = msg["server_time"]
             if sent in self._beats:  # only our own heartbeats: a forged echo measures nothing
                 self._beats.remove(sent)
                 self.clock.add_rtt(now - sent)
             return
-        if kind == "ping":
+        if kind == FrameType.PING:
             self.clock.add(msg["client_time"], now)
             await self.send(
                 text_data=json.dumps({"type": "pong", "client_time": msg["client_time"], "server_time": now})
             )
             return
-        if kind == "resync":
+        if kind == FrameType.RESYNC:
             await self._send_snapshot()
             return
         if (
@@ -344,7 +345,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
     def _apply(self, msg: dict[str, Any], now: float) -> services.Applied:
         kind = msg["type"]
         player_id = self.player.id if self.player is not None else None
-        if kind == "buzz":
+        if kind == FrameType.BUZZ:
             return services.buzz(
                 match_id=self.match_id,
                 player_id=player_id,
@@ -356,7 +357,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 cost=msg.get("cost"),
                 now=now,
             )
-        if kind == "answer":
+        if kind == FrameType.ANSWER:
             return services.answer(
                 match_id=self.match_id,
                 player_id=player_id,
@@ -364,7 +365,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 text=msg["text"],
                 now=now,
             )
-        if kind == "bonus_answer":
+        if kind == FrameType.BONUS_ANSWER:
             return services.bonus_answer(
                 match_id=self.match_id,
                 player_id=player_id,
@@ -373,15 +374,15 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 text=msg["text"],
                 now=now,
             )
-        if kind in ("confirm_buzz", "decline_buzz"):
+        if kind in (FrameType.CONFIRM_BUZZ, FrameType.DECLINE_BUZZ):
             return services.confirm_buzz(
                 match_id=self.match_id,
                 bot_id=msg["bot_id"],
-                confirm=kind == "confirm_buzz",
+                confirm=kind == FrameType.CONFIRM_BUZZ,
                 player_id=player_id,
                 now=now,
             )
-        if kind == "bonus_suggestion":
+        if kind == FrameType.BONUS_SUGGESTION:
             return services.bonus_suggestion(
                 match_id=self.match_id,
                 player_id=player_id,
@@ -392,7 +393,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 explanation=msg.get("explanation", ""),
                 now=now,
             )
-        if kind == "bonus_decision" or (kind == "command" and msg["name"] == "bonus_decision"):
+        if kind == FrameType.BONUS_DECISION or (
+            kind == FrameType.COMMAND and protocol.COMMANDS[msg["name"]].command is game.DecideBonus
+        ):
             # A consult is judged by the service, as any bonus answer (moderator or captain).
             return services.decide_bonus(
                 match_id=self.match_id,
@@ -402,9 +405,9 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 player_id=player_id,
                 bot_id=msg.get("bot_id"),
                 now=now,
-                command_id=protocol.command_id(msg) if kind == "command" else "",
+                command_id=protocol.command_id(msg) if kind == FrameType.COMMAND else "",
             )
-        if kind == "flag":
+        if kind == FrameType.FLAG:
             reporter = self.player.name if self.player is not None else str(Role.MODERATOR)
             return services.flag_question(
                 match_id=self.match_id,

@@ -11,6 +11,7 @@ import json
 import math
 from collections import deque
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from competition import game
@@ -66,25 +67,45 @@ MAX_BUZZ_COST = 1000.0  # USD: far above any one guess; bounds a bot's declared 
 _PLAYERS = (Role.PLAYER,)
 _MODERATOR = (Role.MODERATOR,)
 
+
+class FrameType(StrEnum):
+    """A client frame's ``type`` (:data:`FRAMES` says who may send it and its fields). Some share
+    an event's name (``buzz``, ``bonus_suggestion``, ``bonus_decision``): a frame asks, the event
+    reports what the engine did."""
+
+    HEARTBEAT_ACK = "heartbeat_ack"
+    PING = "ping"
+    RESYNC = "resync"
+    BUZZ = "buzz"
+    ANSWER = "answer"
+    BONUS_ANSWER = "bonus_answer"
+    CONFIRM_BUZZ = "confirm_buzz"
+    DECLINE_BUZZ = "decline_buzz"
+    BONUS_SUGGESTION = "bonus_suggestion"
+    BONUS_DECISION = "bonus_decision"
+    FLAG = "flag"
+    COMMAND = "command"
+
+
 # The one source of the client frames: parse() validates with it; docs/PROTOCOL.md "Frames from
 # clients" and docs/protocol.schema.json are generated from it (buzzer/protocol_doc.py).
 FRAMES: dict[str, FrameSpec] = {
-    "heartbeat_ack": FrameSpec(
+    FrameType.HEARTBEAT_ACK: FrameSpec(
         CONNECTION_ROLES,
         {"server_time": Field(_NUM, "the heartbeat's server_time, echoed")},
         "sent at once on each `heartbeat`; the round trip measures the connection's delay bound",
     ),
-    "ping": FrameSpec(
+    FrameType.PING: FrameSpec(
         CONNECTION_ROLES,
         {"client_time": Field(_NUM, "the client's clock, seconds since the epoch")},
         "→ `pong`",
     ),
-    "resync": FrameSpec(
+    FrameType.RESYNC: FrameSpec(
         CONNECTION_ROLES,
         {"after_seq": Field(_INT, "the last seq the client applied", required=False)},
         "→ a fresh `snapshot`",
     ),
-    "buzz": FrameSpec(
+    FrameType.BUZZ: FrameSpec(
         _PLAYERS,
         {
             "question_id": Field(_INT, "the live tossup"),
@@ -100,12 +121,12 @@ FRAMES: dict[str, FrameSpec] = {
         },
         'a buzz on the live tossup (see "The server decides the race")',
     ),
-    "answer": FrameSpec(
+    FrameType.ANSWER: FrameSpec(
         _PLAYERS,
         {"question_id": Field(_INT, "the live tossup"), "text": Field(_STR, "the answer")},
         "after the seat's buzz won the race (also the reply to a prompt)",
     ),
-    "bonus_answer": FrameSpec(
+    FrameType.BONUS_ANSWER: FrameSpec(
         _PLAYERS,
         {
             "bonus_id": Field(_INT, "the live bonus"),
@@ -114,17 +135,17 @@ FRAMES: dict[str, FrameSpec] = {
         },
         "the controlling team's answer to the open part",
     ),
-    "confirm_buzz": FrameSpec(
+    FrameType.CONFIRM_BUZZ: FrameSpec(
         _PLAYERS,
         {"bot_id": Field(_INT, "the semi-autonomous bot seat of the player's team")},
         "a human teammate confirms the bot's pending buzz (`buzz_proposed`): it joins the race now",
     ),
-    "decline_buzz": FrameSpec(
+    FrameType.DECLINE_BUZZ: FrameSpec(
         _PLAYERS,
         {"bot_id": Field(_INT, "the semi-autonomous bot seat of the player's team")},
         "a human teammate declines the bot's pending buzz",
     ),
-    "bonus_suggestion": FrameSpec(
+    FrameType.BONUS_SUGGESTION: FrameSpec(
         _PLAYERS,
         {
             "bonus_id": Field(_INT, "the live bonus"),
@@ -135,7 +156,7 @@ FRAMES: dict[str, FrameSpec] = {
         },
         "a bot seat suggests its answer to the open part to its team's captain (presets with bonus decisions)",
     ),
-    "bonus_decision": FrameSpec(
+    FrameType.BONUS_DECISION: FrameSpec(
         _PLAYERS,
         {
             "bonus_id": Field(_INT, "the live bonus"),
@@ -145,7 +166,7 @@ FRAMES: dict[str, FrameSpec] = {
         },
         "the team's captain (its first human seat) decides on the open part: own answer, consult the AI, abstain",
     ),
-    "flag": FrameSpec(
+    FrameType.FLAG: FrameSpec(
         (Role.PLAYER, Role.MODERATOR),
         {
             "question_id": Field(_INT, "a tossup that has ended"),
@@ -154,7 +175,7 @@ FRAMES: dict[str, FrameSpec] = {
         },
         "an expert flag on an ill-posed tossup, after it ended",
     ),
-    "command": FrameSpec(
+    FrameType.COMMAND: FrameSpec(
         _MODERATOR,
         {
             "name": Field(_STR, "one of the commands below"),
@@ -397,7 +418,7 @@ def parse(text: str | None, role: Role) -> dict[str, Any]:
         raise ProtocolError("forbidden", f"a {role} connection may not send {kind!r}", ref)
     _check_fields(msg, spec.fields, ref)
     fields = dict(spec.fields)
-    if kind == "command":
+    if kind == FrameType.COMMAND:
         if msg["name"] not in COMMANDS:
             raise ProtocolError("unknown_type", f"unknown command {msg['name'][:40]!r}", ref)
         fields.update(COMMANDS[msg["name"]].fields)
@@ -450,7 +471,15 @@ class RateLimiter:
 # Frames that act for a seat, limited per seat across all its sockets (on top of the per-socket
 # limit): a person presses a buzzer and answers a few times a tossup, never dozens a second.
 SEAT_LIMITED = frozenset(
-    {"buzz", "answer", "bonus_answer", "confirm_buzz", "decline_buzz", "bonus_suggestion", "bonus_decision"}
+    {
+        FrameType.BUZZ,
+        FrameType.ANSWER,
+        FrameType.BONUS_ANSWER,
+        FrameType.CONFIRM_BUZZ,
+        FrameType.DECLINE_BUZZ,
+        FrameType.BONUS_SUGGESTION,
+        FrameType.BONUS_DECISION,
+    }
 )
 
 

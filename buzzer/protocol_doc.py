@@ -36,10 +36,15 @@ _JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean"}
 _ENUMS: tuple[type[StrEnum], ...] = (
     vocabulary.Verdict,
     vocabulary.Ruling,
+    vocabulary.BuzzLogRuling,
     vocabulary.TossupOutcome,
+    vocabulary.MatchStatus,
+    vocabulary.Phase,
+    vocabulary.SeatKind,
     vocabulary.Role,
     vocabulary.Audience,
     vocabulary.FlagProblem,
+    events.EventName,
 )
 
 
@@ -267,7 +272,7 @@ def error_codes_md() -> str:
 def vocabulary_md() -> str:
     lines = ["| concept | values | where |", "|---|---|---|"]
     for enum in _ENUMS:
-        values = ", ".join(f"`{m.value}`" for m in enum)
+        values = ", ".join(f"`{m.value}`" if m.value else '`""`' for m in enum)
         lines.append(f"| `{enum.__name__}` | {values} | {_cell(_doc(enum))} |")
     return "\n".join(lines)
 

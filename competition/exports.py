@@ -33,21 +33,25 @@ import zipfile
 from collections.abc import Sequence
 from typing import Any
 
+from competition.game import EventName
 from competition.models import Bonus, BonusPartResult, Buzz, Match, MatchEvent, Player, Team, Tossup
+from competition.vocabulary import UNCOUNTED_RULINGS, BonusDecision, Ruling, SeatKind
 from formats import qbj as qbjfmt
 from formats import runner
 from scoring.judge.grammar import main_answer
 
 #: ``render`` formats (text); ``runner`` is a zip of every runner file (``runner_zip``).
 FORMATS = ("qbj", "cycles", "runner")
-#: The event type that holds an imported match's record (``competition.interchange``).
-IMPORTED = "match_imported"
 #: Tournament name of an export of matches played here.
 EVENT_NAME = "Tossup"
 
 
 # The captain's bonus decision (competition.vocabulary.BonusDecision) in qb-tournament-runner's words.
-RUNNER_DECISIONS = {"own": "own", "consult": "consult_ai", "abstain": "abstain"}
+RUNNER_DECISIONS = {
+    BonusDecision.OWN: "own",
+    BonusDecision.CONSULT: "consult_ai",
+    BonusDecision.ABSTAIN: "abstain",
+}
 
 
 def play_log(match: Match) -> list[dict[str, Any]]:
@@ -64,7 +68,7 @@ def play_log(match: Match) -> list[dict[str, Any]]:
     suggested: set[int] = set()  # parts of the open bonus with a bot's suggestion shown to the team
     for ev in MatchEvent.objects.filter(match=match).order_by("seq"):
         d, at = ev.payload, ev.created_at.timestamp()
-        if ev.event == "tossup_started":
+        if ev.event == EventName.TOSSUP_STARTED:
             cycle = {
                 "cycle": len(out),
                 "qid": external.get(d["question_id"]) or str(d["question_id"]),
@@ -85,9 +89,9 @@ def play_log(match: Match) -> list[dict[str, Any]]:
             out.append(cycle)
         elif cycle is None:
             continue
-        elif ev.event == "race":
+        elif ev.event == EventName.RACE:
             race = d
-        elif ev.event == "buzz":
+        elif ev.event == EventName.BUZZ:
             player = players.get(d["player_id"])
             cycle["tossup"]["responses"].append(
                 {
@@ -95,7 +99,7 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                     "playerName": d["player"],
                     "teamId": d["team_id"],
                     "teamName": d["team"],
-                    "isBot": d["kind"] == "bot",
+                    "isBot": d["kind"] == SeatKind.BOT,
                     "weight_class": player.weight_class if player else "",
                     "position": d["token_index"],
                     "guess": "",
@@ -114,32 +118,32 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                 }
             )
             race = {}
-        elif ev.event == "buzz_ruled":
+        elif ev.event == EventName.BUZZ_RULED:
             r = _last_response(cycle, d["player_id"])
             if r is not None:
                 r.update(
                     guess=d["guess"],
                     points=d["points"],
-                    isCorrect=d["ruling"] == "correct",
+                    isCorrect=d["ruling"] == Ruling.CORRECT,
                     ruling=d["ruling"],
                     ruled_at=at,
                 )
-        elif ev.event == "tossup_ended":
+        elif ev.event == EventName.TOSSUP_ENDED:
             cycle["tossup"].update(outcome=d["outcome"], answerline=d["answer_line"])
             cycle["ended_at"] = at
-        elif ev.event == "tossup_replayed":
+        elif ev.event == EventName.TOSSUP_REPLAYED:
             cycle.update(replayed=True, ended_at=at)
             cycle["tossup"]["outcome"] = cycle["tossup"]["outcome"] or "replayed"
-        elif ev.event == "ruling_undone":
+        elif ev.event == EventName.RULING_UNDONE:
             _undo(out, d)
-        elif ev.event == "ruling_corrected":
+        elif ev.event == EventName.RULING_CORRECTED:
             _correct(out, d)
-        elif ev.event == "bonus_withdrawn":
+        elif ev.event == EventName.BONUS_WITHDRAWN:
             for earlier in reversed(out):  # the cycle whose correct buzz was undone
                 if earlier["bonus"] is not None and earlier["bonus"]["bonus_id"] == d["bonus_id"]:
                     earlier["bonus"] = None
                     break
-        elif ev.event == "bonus_started":
+        elif ev.event == EventName.BONUS_STARTED:
             team = teams.get(d["team_id"])
             cycle["bonus"] = {
                 "bonus_id": d["bonus_id"],
@@ -149,16 +153,16 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                 "parts": [],
             }
             suggested.clear()
-        elif ev.event == "bonus_suggestion":
+        elif ev.event == EventName.BONUS_SUGGESTION:
             suggested.add(d["part"])
-        elif ev.event == "bonus_part_ruled" and cycle["bonus"] is not None:
+        elif ev.event == EventName.BONUS_PART_RULED and cycle["bonus"] is not None:
             cycle["bonus"]["parts"].append(
                 {
                     "part": d["part"],
                     "playerId": d.get("player_id"),
                     "guess": d["guess"],
                     "points": d["points"],
-                    "isCorrect": d["ruling"] == "correct",
+                    "isCorrect": d["ruling"] == Ruling.CORRECT,
                     "verdict": bonus_verdicts.get(ev.seq, ""),
                     "ruling": d["ruling"],
                     "decision": d.get("decision", ""),
@@ -168,9 +172,9 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                     "ruled_at": at,
                 }
             )
-        elif ev.event == "points_adjusted":
+        elif ev.event == EventName.POINTS_ADJUSTED:
             cycle["adjustments"].append({**_without_scores(d), "at": at})
-        elif ev.event in ("protest_marked", "protest_resolved"):
+        elif ev.event in (EventName.PROTEST_MARKED, EventName.PROTEST_RESOLVED):
             cycle["protests"].append({**_without_scores(d), "event": ev.event})
     return out
 
@@ -203,7 +207,10 @@ def _correct(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
         if ruled is not None:
             before = {"ruling": d["ruling_before"], "points": d["points_before"], "reason": d["reason"]}
             ruled.update(
-                ruling=d["ruling"], points=d["points"], isCorrect=d["ruling"] == "correct", corrected=before
+                ruling=d["ruling"],
+                points=d["points"],
+                isCorrect=d["ruling"] == Ruling.CORRECT,
+                corrected=before,
             )
         return
 
@@ -232,7 +239,7 @@ def _undo(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
 
 def _imported(matches: Sequence[Match]) -> dict[int, dict[str, Any]]:
     """The import records of those of ``matches`` that were imported, by match id (one query)."""
-    rows = MatchEvent.objects.filter(match__in=list(matches), event=IMPORTED).values_list(
+    rows = MatchEvent.objects.filter(match__in=list(matches), event=EventName.MATCH_IMPORTED).values_list(
         "match_id", "payload"
     )
     return dict(rows)
@@ -463,7 +470,7 @@ def runner_files(match: Match) -> dict[str, str]:
         bonus_rows.append(cells + [""] * (len(runner.BONUSES_CSV) - len(cells)))
     files["bonuses.csv"] = runner.write_csv(runner.BONUSES_CSV, bonus_rows)
     for bot in match.players.filter(kind=Player.Kind.BOT):
-        buzzes = Buzz.objects.filter(match=match, player=bot).exclude(ruling__in=["", "undone", "pending"])
+        buzzes = Buzz.objects.filter(match=match, player=bot).exclude(ruling__in=UNCOUNTED_RULINGS)
         files[f"responses/{bot.name}.buzz.csv"] = runner.write_csv(
             runner.BUZZ_CSV,
             [
@@ -473,7 +480,7 @@ def runner_files(match: Match) -> dict[str, str]:
                     b.guess,
                     1.0,
                     1,
-                    int(b.ruling == "correct"),
+                    int(b.ruling == Ruling.CORRECT),
                 )
                 for b in buzzes
             ],

@@ -5,8 +5,8 @@ text) with its ``Team`` rows and a ``Player`` row for each player who played (a 
 lineup) — each team and each registered player one identity (``Competitor``) across the file's
 matches — whose spec, live state (status ``ended``, the final
 scores) and records are built by the engine as for a match played here, so every page and read of
-a match works on it; and one ``MatchEvent`` of type ``match_imported`` (``competition.exports.
-IMPORTED``) holding what the file said of it: ``{"format": "qbj", "source", "tournament", "teams":
+a match works on it; and one ``MatchEvent`` of type ``match_imported`` (``EventName.
+MATCH_IMPORTED``) holding what the file said of it: ``{"format": "qbj", "source", "tournament", "teams":
 [{"name", "registration", "location", "players": [{"name", "year"}]}], "match":
 formats.qbj.match_to_json(...)}`` — per-player answer counts, lineups, per-tossup buzzes, bonuses.
 Exports read that record back (``competition.exports.qbj_match``). Imported matches feed no IRT
@@ -23,8 +23,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from competition import game, selectors
-from competition.exports import IMPORTED
 from competition.models import Competitor, Match, MatchEvent, Player, Team
+from competition.vocabulary import MatchStatus
 from formats import qbj
 from scoring.rules import load_preset
 
@@ -121,7 +121,7 @@ def import_tournament(
                 [],
                 [],
             )
-            state.status = "ended"
+            state.status = MatchStatus.ENDED
             state.scores = {str(x.id): final_score(mt) for x, mt in zip(rows, m.match_teams, strict=True)}
             row.state = state.live_dict()
             row.spec, row.spec_key = state.spec().to_dict(), selectors.new_part_key()
@@ -133,7 +133,11 @@ def import_tournament(
                 "teams": [_team_json(*teams_of[mt.team]) for mt in m.match_teams],
                 "match": qbj.match_to_json(m),
             }
-            events.append(MatchEvent(match=row, seq=1, event=IMPORTED, payload=payload, actor="import"))
+            events.append(
+                MatchEvent(
+                    match=row, seq=1, event=game.EventName.MATCH_IMPORTED, payload=payload, actor="import"
+                )
+            )
             if progress is not None and (i + 1) % 100 == 0:
                 progress(100)
         Match.objects.bulk_update(

@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from enum import StrEnum
 
 from django.db import IntegrityError, models, transaction
 from django.db.models.functions import Lower
 
-from competition.vocabulary import FLAG_ROLES, BuzzMode, FlagProblem
+from competition.vocabulary import FLAG_ROLES, BuzzMode, FlagProblem, MatchStatus, SeatKind
+
+
+def text_choices(name: str, values: type[StrEnum]) -> type[models.TextChoices]:
+    """A model's ``TextChoices`` of the vocabulary's ``values`` (same members and values; labels
+    as Django derives them from the names), so a column's choices are defined once."""
+    return models.TextChoices(name, [(m.name, m.value) for m in values])
 
 
 def new_join_code() -> str:
@@ -145,10 +152,7 @@ class Match(models.Model):
     ``seq`` is the sequence number of the last event appended for this match. ``preset``,
     ``config``, ``tossup_ids`` and ``bonus_ids`` are the creation request, written once."""
 
-    class Status(models.TextChoices):
-        LOBBY = "lobby"
-        RUNNING = "running"
-        ENDED = "ended"
+    Status = text_choices("Status", MatchStatus)
 
     name = models.CharField(max_length=200)
     join_code = models.CharField(max_length=12, unique=True, default=new_join_code)
@@ -246,9 +250,7 @@ class Competitor(models.Model):
 
 
 class Team(models.Model):
-    class Kind(models.TextChoices):
-        HUMAN = "human"
-        BOT = "bot"
+    Kind = text_choices("Kind", SeatKind)
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="teams")
     name = models.CharField(max_length=100)
@@ -284,9 +286,7 @@ class Player(models.Model):
     """A seat in a match: a human on a tablet or a bot over the same protocol.
     ``token`` identifies the seat on reconnect (humans) or authenticates the bot."""
 
-    class Kind(models.TextChoices):
-        HUMAN = "human"
-        BOT = "bot"
+    Kind = text_choices("Kind", SeatKind)
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="players")

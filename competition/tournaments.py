@@ -38,6 +38,7 @@ from competition.models import (
     TournamentSeat,
     TournamentTeam,
 )
+from competition.vocabulary import SeatKind
 from formats import qbj as qbjfmt
 from scoring.rules import load_preset
 
@@ -88,7 +89,7 @@ def create_tournament(
         if not t.get("players"):
             raise services.ServiceError("invalid", f"team {t['name']!r} has no players")
         for p in t["players"]:
-            if p.get("kind", "human") not in Player.Kind.values:
+            if p.get("kind", SeatKind.HUMAN) not in Player.Kind.values:
                 raise services.ServiceError(
                     "invalid", f"player {p['name']!r}: unknown kind {p.get('kind')!r}"
                 )
@@ -107,7 +108,7 @@ def create_tournament(
                 tournament=tournament, name=identity.handle, seed=seed, competitor=identity
             )
             for p in t["players"]:
-                kind = p.get("kind", "human")
+                kind = p.get("kind", SeatKind.HUMAN)
                 person = (
                     Competitor.for_bot(p["name"])
                     if kind == Player.Kind.BOT

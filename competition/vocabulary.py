@@ -70,6 +70,64 @@ class TossupOutcome(StrEnum):
     SKIPPED = "skipped"
 
 
+class MatchStatus(StrEnum):
+    """Where a match is in its life (``Match.status``, the engine's ``MatchState.status``, the
+    view's ``status``): seats join in the LOBBY; RUNNING from ``match_started``; ENDED from
+    ``match_ended``."""
+
+    LOBBY = "lobby"
+    RUNNING = "running"
+    ENDED = "ended"
+
+
+class Phase(StrEnum):
+    """The engine's phase of play (``MatchState.phase``, the view's ``phase``): LOBBY → (READING ⇄
+    DEAD_TIME ⇄ ANSWERING / RULING) → BONUS / BONUS_RULING → BETWEEN … → ENDED. DEAD_TIME: the
+    tossup is fully read and buzzes are still open; RULING / BONUS_RULING: an answer waits for the
+    moderator; BETWEEN: a question is over and the next tossup has not started."""
+
+    LOBBY = "lobby"
+    READING = "reading"
+    DEAD_TIME = "dead_time"
+    ANSWERING = "answering"
+    RULING = "ruling"
+    BONUS = "bonus"
+    BONUS_RULING = "bonus_ruling"
+    BETWEEN = "between"
+    ENDED = "ended"
+
+
+# Words are read (or buzzes still open after them): a buzz may race.
+LIVE_PHASES: tuple[Phase, ...] = (Phase.READING, Phase.DEAD_TIME)
+TOSSUP_PHASES: tuple[Phase, ...] = (Phase.READING, Phase.DEAD_TIME, Phase.ANSWERING, Phase.RULING)
+BONUS_PHASES: tuple[Phase, ...] = (Phase.BONUS, Phase.BONUS_RULING)
+
+
+class SeatKind(StrEnum):
+    """Who plays a seat, and what a team is made of (``Player.kind``, ``Team.kind``, the engine's
+    ``PlayerSpec.kind`` / ``TeamSpec.kind``, the ``buzz`` event's ``kind``): a person or a bot."""
+
+    HUMAN = "human"
+    BOT = "bot"
+
+
+class BuzzLogRuling(StrEnum):
+    """A ruling as the buzz log stores it (``Buzz.ruling``, ``BonusPartResult.ruling``): every
+    :class:`Ruling`, PENDING (blank) while a buzz waits for its answer or ruling, UNDONE once the
+    moderator undid (or a replay reversed) it. :data:`UNCOUNTED_RULINGS`: the rows that score nothing."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    NO_PENALTY = "no_penalty"
+    TIMEOUT = "timeout"
+    ABSTAINED = "abstained"
+    PENDING = ""
+    UNDONE = "undone"
+
+
+UNCOUNTED_RULINGS: tuple[BuzzLogRuling, ...] = (BuzzLogRuling.PENDING, BuzzLogRuling.UNDONE)
+
+
 class Role(StrEnum):
     """Who a connection, a request or a log entry speaks for. The websocket paths name the pages
     (``/ws/match/<code>/play|moderate|watch/``): :data:`PATH_ROLES` maps them to a role."""
@@ -88,16 +146,30 @@ FLAG_ROLES: tuple[Role, ...] = (Role.PLAYER, Role.MODERATOR, Role.EDITOR)
 
 
 class Audience(StrEnum):
-    """Who an event (or a view) is for. A seat's own events use :func:`player_audience`
-    (``player:<player_id>``); a connection receives the audiences ``event_audiences`` gives it."""
+    """Who an event (or a view) is for. ALL and MODERATOR are audiences; PLAYER and TEAM are the
+    forms of one seat's (:func:`player_audience`, ``player:<player_id>``) and one team's
+    (:func:`team_audience`, ``team:<team_id>``: a team's pending bot buzzes and bonus
+    suggestions, which its seats and the moderator receive). A connection receives the audiences
+    ``game.event_audiences`` gives it."""
 
     ALL = "all"
     MODERATOR = "moderator"
+    PLAYER = "player:<id>"
+    TEAM = "team:<id>"
+
+
+PLAYER_PREFIX = "player:"
+TEAM_PREFIX = "team:"
 
 
 def player_audience(player_id: int) -> str:
     """``"player:<player_id>"``: the audience of one seat."""
-    return f"player:{player_id}"
+    return f"{PLAYER_PREFIX}{player_id}"
+
+
+def team_audience(team_id: int) -> str:
+    """``"team:<team_id>"``: the audience of one team's seats."""
+    return f"{TEAM_PREFIX}{team_id}"
 
 
 def actor(role: Role, player_id: int | None = None) -> str:

@@ -26,11 +26,13 @@ log = logging.getLogger(__name__)
 
 @require_GET
 def api_match(request: HttpRequest, code: str) -> JsonResponse:
-    """``{name, status, teams: [{id, name, kind}]}`` with the human teams a player may join."""
+    """``{name, status, teams: [{team_id, name, kind}]}`` with the human teams a player may join."""
     match = Match.objects.filter(join_code=code.strip().upper()).first()
     if match is None:
         return api_error(TossupError("not_found", "no match with that join code"), status=404)
-    teams = [{"id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.filter(kind=Team.Kind.HUMAN)]
+    teams = [
+        {"team_id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.filter(kind=Team.Kind.HUMAN)
+    ]
     return JsonResponse({"name": match.name, "status": match.status, "teams": teams})
 
 
@@ -145,15 +147,22 @@ def api_questions(request: HttpRequest, code: str) -> JsonResponse:
     if isinstance(match, JsonResponse):
         return match
     outcomes: dict[int, str | None] = {}
-    kinds = ("tossup_started", "tossup_replayed", "tossup_ended", "ruling_corrected")
+    kinds = (
+        game.EventName.TOSSUP_STARTED,
+        game.EventName.TOSSUP_REPLAYED,
+        game.EventName.TOSSUP_ENDED,
+        game.EventName.RULING_CORRECTED,
+    )
     for event, payload in (
         match.events.filter(event__in=kinds).order_by("seq").values_list("event", "payload")
     ):
-        if event == "ruling_corrected":  # a corrected ruling changes an ended tossup's outcome
+        if event == game.EventName.RULING_CORRECTED:  # a corrected ruling changes an ended tossup's outcome
             if payload["outcome"] is not None:
                 outcomes[payload["question_id"]] = payload["outcome"]
         else:
-            outcomes[payload["question_id"]] = payload["outcome"] if event == "tossup_ended" else None
+            outcomes[payload["question_id"]] = (
+                payload["outcome"] if event == game.EventName.TOSSUP_ENDED else None
+            )
     tossups = [
         {
             "index": k,

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 
 from competition import exports as match_exports
 from competition.errors import TossupError
+from competition.game import EventName
 from competition.models import Match, MatchEvent
 from formats import qbj as qbjfmt
 from frontend.access import moderated_match
@@ -68,7 +69,7 @@ def api_event_export(request: HttpRequest) -> HttpResponse:
     matches = Match.objects.filter(status=Match.Status.ENDED).order_by("id")
     tournament = request.GET.get("tournament", "")
     if tournament:
-        imported = MatchEvent.objects.filter(event=match_exports.IMPORTED, payload__tournament=tournament)
+        imported = MatchEvent.objects.filter(event=EventName.MATCH_IMPORTED, payload__tournament=tournament)
         matches = matches.filter(id__in=imported.values("match_id"))
     body = json.dumps(match_exports.qbj_document(list(matches), tournament or None), ensure_ascii=False)
     return _download(HttpResponse(body, content_type=qbjfmt.MIME_TYPE), "event.qbj")

@@ -20,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 
 from competition.exports import play_log
 from competition.models import Match
+from competition.vocabulary import Ruling
 
 #: A ruling as the recap says it.
 RULING_WORDS = {
@@ -137,7 +138,7 @@ def _player_lines(log: list[dict[str, Any]], players: dict[int, Any]) -> list[di
                 continue
             line = lines[r["playerId"]]
             line["points"] += r["points"]
-            line["correct"] += r["ruling"] == "correct"
+            line["correct"] += r["ruling"] == Ruling.CORRECT
             line["negs"] += r["points"] < 0
     rows = sorted(lines.values(), key=lambda r: (-r["points"], r["name"]))
     for row in rows:

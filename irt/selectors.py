@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from competition import selectors as competition_selectors
+from competition.game import EventName
 from competition.models import Buzz, Match, MatchEvent, Tournament
-from competition.vocabulary import BuzzMode
+from competition.vocabulary import UNCOUNTED_RULINGS, BuzzMode, Ruling, SeatKind, TossupOutcome
 from irt.advscore import dataset_means
 from irt.botmetrics import LiveTossup
 from irt.models import Fit, ItemScore, SubjectSkill
@@ -154,9 +155,6 @@ def group_leaderboard(fit: Fit, by: str, include_flagged: bool = False) -> list[
 
 # --- live bots: the buzz log as irt.botmetrics.evaluate_live reads it ---------------------------
 
-#: Rulings that are no buzz for the figures: not ruled yet, or undone.
-UNCOUNTED_RULINGS = ("", "undone", "pending")
-
 
 @dataclass
 class LiveBot:
@@ -179,23 +177,25 @@ def live_bot_tossups() -> list[LiveBot]:
     correct buzz on the tossup, or None. A muted bot seat is left out: its would-be buzzes are
     logged (``muted_buzz``) but never ruled, so it would read as a bot that never buzzed."""
     bots: dict[str, LiveBot] = {}
-    ended = Match.objects.filter(status=Match.Status.ENDED, players__kind="bot").distinct().order_by("id")
+    ended = (
+        Match.objects.filter(status=Match.Status.ENDED, players__kind=SeatKind.BOT).distinct().order_by("id")
+    )
     for match in ended:
         play = competition_selectors.match_play(match.id)
         started: dict[int, tuple[int, int]] = {}  # tossup → (seq, token count) of its latest start
         heard: dict[int, tuple[int, int]] = {}
         joined: dict[int, int] = {}  # seat → seq of its player_joined (a seat added later)
         events = MatchEvent.objects.filter(
-            match=match, event__in=("tossup_started", "tossup_ended", "player_joined")
+            match=match, event__in=(EventName.TOSSUP_STARTED, EventName.TOSSUP_ENDED, EventName.PLAYER_JOINED)
         ).order_by("seq")
         for seq, event, payload in events.values_list("seq", "event", "payload"):
-            if event == "player_joined":
+            if event == EventName.PLAYER_JOINED:
                 joined[payload["player_id"]] = seq
-            elif event == "tossup_started":
+            elif event == EventName.TOSSUP_STARTED:
                 started[payload["question_id"]] = (seq, payload["token_count"])
             elif payload["question_id"] in started:
                 qid = payload["question_id"]
-                if payload.get("outcome") == "skipped":
+                if payload.get("outcome") == TossupOutcome.SKIPPED:
                     heard.pop(qid, None)
                 else:
                     heard[qid] = started[qid]
@@ -205,13 +205,13 @@ def live_bot_tossups() -> list[LiveBot]:
             "tossup_id", "player_id", "token_index", "seq", "ruling"
         ):
             if tossup_id in heard and seq > heard[tossup_id][0]:
-                buzzes.setdefault((tossup_id, player_id), (token, ruling == "correct"))
+                buzzes.setdefault((tossup_id, player_id), (token, ruling == Ruling.CORRECT))
         seats = [s for s in play.seats if s.played]
         muted = set(match.players.filter(buzz_mode=BuzzMode.MUTED).values_list("id", flat=True))
-        for bot in (s for s in seats if s.kind == "bot" and s.player_id not in muted):
+        for bot in (s for s in seats if s.kind == SeatKind.BOT and s.player_id not in muted):
             key = identity_key("bot", bot.competitor_id, bot.player_id)
             record = bots.setdefault(key, LiveBot(key))
-            humans = [s for s in seats if s.kind == "human" and s.team_id != bot.team_id]
+            humans = [s for s in seats if s.kind == SeatKind.HUMAN and s.team_id != bot.team_id]
             n = 0
             for tossup_id, (start, tokens) in heard.items():
                 if start < joined.get(bot.player_id, 0):

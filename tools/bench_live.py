@@ -48,6 +48,8 @@ from typing import Any
 
 import numpy as np
 
+from competition.game import EventName
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 CONNECT_CONCURRENCY = 200  # handshakes in flight at once while filling a room
 START_S = 1.0  # seconds after the matches' starts reported apart in (a)
@@ -170,7 +172,7 @@ async def collect_words(
             async for raw in ws:
                 now = time.time()
                 frame = json.loads(raw)
-                if frame.get("type") == "event" and frame.get("event") == "words":
+                if frame.get("type") == "event" and frame.get("event") == EventName.WORDS:
                     data = frame["data"]
                     due = data["revealed_at"] - (interval * (len(data["words"]) - 1) if first else 0.0)
                     out.append(now - due)

@@ -30,6 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from competition.game import EventName
 from tools.databases import scratch_database
 
 SPEC_KEYS = ("config", "teams", "players", "tossups", "bonuses")
@@ -124,11 +125,11 @@ def play(n_tossups: int) -> dict[str, Any]:
     def note(events: list[dict[str, Any]]) -> None:
         nonlocal index, qid, revealed, buzzed, ended
         for e in events:
-            if e["event"] == "tossup_started":
+            if e["event"] == EventName.TOSSUP_STARTED:
                 index, qid, revealed, buzzed = e["data"]["index"], e["data"]["question_id"], 0, False
-            elif e["event"] == "words":
+            elif e["event"] == EventName.WORDS:
                 revealed = e["data"]["start"] + len(e["data"]["words"])
-            elif e["event"] == "match_ended":
+            elif e["event"] == EventName.MATCH_ENDED:
                 ended = True
 
     note(applied.events)
@@ -143,7 +144,7 @@ def play(n_tossups: int) -> dict[str, Any]:
             applied = services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=now)
         elapsed = time.perf_counter() - t0
         note(applied.events)
-        if index in measured and any(e["event"] == "words" for e in applied.events):
+        if index in measured and any(e["event"] == EventName.WORDS for e in applied.events):
             sizes["early" if index < 2 else "late"].append(writes.bytes)
             times.append(elapsed)
         deadline = applied.next_deadline
@@ -158,7 +159,7 @@ def play(n_tossups: int) -> dict[str, Any]:
                         match_id=match.id, command=game.Tick(), actor="driver", now=max(now, deadline or now)
                     )
                     note(applied.events)
-                    if any(e["event"] == "buzz" for e in applied.events):
+                    if any(e["event"] == EventName.BUZZ for e in applied.events):
                         break
                     deadline = applied.next_deadline
                     now = max(now, deadline or now)

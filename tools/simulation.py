@@ -48,6 +48,8 @@ from typing import Any
 
 import websockets
 
+from competition.game import EventName
+
 WRONG_ANSWER = "xyzzy plugh"
 
 
@@ -178,23 +180,23 @@ class SimPlayer:
             if kind != "event":
                 continue
             event, data = msg["event"], msg["data"]
-            if event == "tossup_started":
+            if event == EventName.TOSSUP_STARTED:
                 await self._ping(ws)  # keep the server's clock-offset estimate fresh
                 question_id, revealed, buzzed = data["question_id"], 0, False
                 plan = self.plan(question_id, data["token_count"])
-            elif event == "words" and data["question_id"] == question_id:
+            elif event == EventName.WORDS and data["question_id"] == question_id:
                 revealed = max(revealed, data["start"] + len(data["words"]))
-            elif (event == "buzz" and data["player_id"] == self.me.get("player_id")) or (
-                event == "prompt" and data["player_id"] == self.me.get("player_id")
+            elif (event == EventName.BUZZ and data["player_id"] == self.me.get("player_id")) or (
+                event == EventName.PROMPT and data["player_id"] == self.me.get("player_id")
             ):
                 knows = plan is not None and plan[1]
                 text = self.answers.get(data["question_id"], WRONG_ANSWER) if knows else WRONG_ANSWER
                 await self._send(ws, {"type": "answer", "question_id": data["question_id"], "text": text})
                 continue
-            elif event == "buzz_ruled" and data["team_id"] == self.me.get("team_id"):
+            elif event == EventName.BUZZ_RULED and data["team_id"] == self.me.get("team_id"):
                 buzzed = True  # our team is done with this tossup
             elif (
-                event in ("bonus_part", "bonus_prompt")
+                event in (EventName.BONUS_PART, EventName.BONUS_PROMPT)
                 and self.captain
                 and self.bonus_team == self.me.get("team_id")
             ):
@@ -209,9 +211,9 @@ class SimPlayer:
                     },
                 )
                 continue
-            elif event == "bonus_started":
+            elif event == EventName.BONUS_STARTED:
                 self.bonus_team = data["team_id"]
-            elif event == "match_ended":
+            elif event == EventName.MATCH_ENDED:
                 return
             if plan is not None and not buzzed and question_id is not None and revealed - 1 >= plan[0]:
                 ref += 1
@@ -255,6 +257,6 @@ async def moderate(
                     events.append(msg)
                     if on_event is not None:
                         on_event(msg)
-                    if msg["event"] == "match_ended":
+                    if msg["event"] == EventName.MATCH_ENDED:
                         return events
     return events

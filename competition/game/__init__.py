@@ -49,6 +49,7 @@ from .commands import (
     Undo,
 )
 from .corrections import MAX_REASON, PART_CORRECTIONS, TOSSUP_CORRECTIONS
+from .events import EventName
 from .flow import MAX_PACE
 from .machine import apply
 from .records import (
@@ -114,6 +115,7 @@ __all__ = [
     "Delegate",
     "End",
     "Event",
+    "EventName",
     "MatchConfig",
     "MatchSpec",
     "MatchState",

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import math
 
-from competition.vocabulary import JUDGE_VERDICTS, BonusDecision, Ruling, Verdict
+from competition.vocabulary import (
+    BONUS_PHASES,
+    JUDGE_VERDICTS,
+    BonusDecision,
+    Phase,
+    Ruling,
+    SeatKind,
+    Verdict,
+    team_audience,
+)
 from scoring.rules import bonus_points
 
 from .commands import BonusAnswer, BonusSuggestion, DecideBonus, Event, RuleViolation
@@ -24,7 +33,7 @@ from .flow import after_question
 from .guards import current_bonus, require_running, score_table, seated_player
 from .records import BonusRuling, PartResult, PendingAnswer, Suggestion
 from .specs import BonusSpec, PlayerSpec
-from .state import BONUS_PHASES, BonusRun, MatchState
+from .state import BonusRun, MatchState
 
 # -- bonuses ------------------------------------------------------------------------------
 
@@ -67,7 +76,7 @@ def open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
     b.part, b.pending, b.prompts = part, None, 0
     b.decision, b.consulted, b.suggestions = "", None, []
     b.deadline = at + st.config.bonus_part_window
-    st.phase = "bonus"
+    st.phase = Phase.BONUS
     value = bonus_points(st.config.preset, True, spec.value)
     ev.append(BonusPartOpened(b.bonus_id, part, spec.text, value, b.deadline).event())
 
@@ -89,7 +98,7 @@ def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Eve
     if b.pending is not None:
         raise RuleViolation("answer_window_closed", "this part already has an answer")
     if st.config.preset.bonus_decisions:
-        if player.kind == "bot" and captain(st, b.team_id) is not None:
+        if player.kind == SeatKind.BOT and captain(st, b.team_id) is not None:
             raise RuleViolation("bots_suggest")
         if b.decision in (BonusDecision.CONSULT, BonusDecision.ABSTAIN) and b.prompts == 0:
             raise RuleViolation("already_decided", f"the captain chose {b.decision} on this part")
@@ -121,7 +130,7 @@ def _pend(
             return
     # The moderator rules: always without auto-ruling, else when the judge could not decide.
     b.deadline = None
-    st.phase = "bonus_ruling"
+    st.phase = Phase.BONUS_RULING
     given = BonusAnswerGiven(b.bonus_id, b.part, player_id, text, verdict, reason, directed_prompt)
     ev.append(given.event())
     ev.append(AwaitingBonusRuling(b.bonus_id, b.part, player_id).event())
@@ -129,7 +138,7 @@ def _pend(
 
 def captain(st: MatchState, team_id: int) -> int | None:
     """The team's captain: its first human seat (in seat order); None for a team of bots only."""
-    return next((p.player_id for p in st.players if p.team_id == team_id and p.kind == "human"), None)
+    return next((p.player_id for p in st.players if p.team_id == team_id and p.kind == SeatKind.HUMAN), None)
 
 
 def _open_part_of(st: MatchState, bonus_id: int, part: int, team_id: int | None = None) -> None:
@@ -138,7 +147,7 @@ def _open_part_of(st: MatchState, bonus_id: int, part: int, team_id: int | None 
     if not st.config.preset.bonus_decisions:
         raise RuleViolation("no_bonus_decisions")
     b = st.bonus
-    if b is None or st.phase != "bonus" or b.pending is not None:
+    if b is None or st.phase != Phase.BONUS or b.pending is not None:
         raise RuleViolation("not_live", "no bonus part is open")
     if bonus_id != b.bonus_id:
         raise RuleViolation("wrong_question")
@@ -153,7 +162,7 @@ def take_suggestion(st: MatchState, cmd: BonusSuggestion, ev: list[Event]) -> No
     part; a new one replaces it). Shown only to that team and the moderator."""
     player = seated_player(st, cmd.player_id)
     require_running(st)
-    if player.kind != "bot":
+    if player.kind != SeatKind.BOT:
         raise RuleViolation("bad_value", "suggestions come from the team's bot seats")
     _open_part_of(st, cmd.bonus_id, cmd.part, player.team_id)
     confidence = cmd.confidence
@@ -172,7 +181,7 @@ def take_suggestion(st: MatchState, cmd: BonusSuggestion, ev: list[Event]) -> No
     given = BonusSuggested(
         b.bonus_id, b.part, player.player_id, cmd.guess, float(confidence), cmd.explanation
     )
-    ev.append(given.event(f"team:{b.team_id}"))
+    ev.append(given.event(team_audience(b.team_id)))
     ev.append(given.event("moderator"))
 
 
@@ -227,7 +236,7 @@ def bonus_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event
     b.prompts += 1
     b.pending = None
     b.deadline = at + st.config.prompt_window
-    st.phase = "bonus"
+    st.phase = Phase.BONUS
     ev.append(BonusPrompted(b.bonus_id, b.part, directed, b.deadline).event())
 
 
@@ -241,7 +250,7 @@ def rule_bonus(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> No
     # A consulted part is deflated by the consulted bot's class (a prompt's reply included).
     answerer_id = b.consulted if b.consulted is not None else player_id
     answerer: PlayerSpec | None = None if answerer_id is None else st.player(answerer_id)
-    bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
+    bot_class = answerer.weight_class if answerer is not None and answerer.kind == SeatKind.BOT else None
     decision = b.decision
     points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, decision)
     st.scores[str(b.team_id)] += points

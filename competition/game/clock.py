@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from enum import StrEnum
 from typing import TYPE_CHECKING
+
+from competition.vocabulary import MatchStatus, Phase
 
 from .commands import Event, RuleViolation
 from .events import Paused, Resumed, SpeedChanged
@@ -17,29 +20,42 @@ if TYPE_CHECKING:  # state.py imports this module for MatchState.next_deadline
     from .state import MatchState
 
 
-def deadlines(st: MatchState) -> list[tuple[float, int, str]]:
+class Due(StrEnum):
+    """What falls due at a pending deadline (:func:`deadlines`; ``machine`` handles each)."""
+
+    RELEASE = "release"  # a held bot buzz joins the race
+    CONFIRM = "confirm"  # a semi-autonomous bot's unconfirmed buzz lapses
+    RACE = "race"  # the collection window closes
+    WORD = "word"  # the next token is read
+    ANSWER = "answer"  # the buzzer's answer window closes
+    DEAD = "dead"  # the dead time after the last token runs out
+    BONUS = "bonus"  # the bonus part's answer window closes
+    BETWEEN = "between"  # the next tossup starts
+
+
+def deadlines(st: MatchState) -> list[tuple[float, int, Due]]:
     """Pending deadlines as ``(time, priority, kind)``; at equal times a held bot buzz is
     released (or a semi-autonomous bot's unconfirmed buzz lapses) before the race closes, and the race closes before the next word is read."""
-    if st.paused or st.status != "running":
+    if st.paused or st.status != MatchStatus.RUNNING:
         return []
-    out: list[tuple[float, int, str]] = []
+    out: list[tuple[float, int, Due]] = []
     t = st.tossup
     if t is not None and t.outcome is None:
-        out += [(h.release_at, 0, "release") for h in t.held if h.release_at is not None]
-        out += [(p.deadline, 0, "confirm") for p in t.proposals]
+        out += [(h.release_at, 0, Due.RELEASE) for h in t.held if h.release_at is not None]
+        out += [(p.deadline, 0, Due.CONFIRM) for p in t.proposals]
         if t.race_deadline is not None:
-            out.append((t.race_deadline, 1, "race"))
-        if st.phase == "reading" and t.next_word_at is not None:
-            out.append((t.next_word_at, 2, "word"))
-        if st.phase == "answering" and t.buzz is not None and t.buzz.answer_deadline is not None:
-            out.append((t.buzz.answer_deadline, 3, "answer"))
+            out.append((t.race_deadline, 1, Due.RACE))
+        if st.phase == Phase.READING and t.next_word_at is not None:
+            out.append((t.next_word_at, 2, Due.WORD))
+        if st.phase == Phase.ANSWERING and t.buzz is not None and t.buzz.answer_deadline is not None:
+            out.append((t.buzz.answer_deadline, 3, Due.ANSWER))
         # A buzz in the collection window was in time: dead time waits for the race.
-        if st.phase == "dead_time" and t.dead_deadline is not None and not t.candidates:
-            out.append((t.dead_deadline, 4, "dead"))
-    if st.phase == "bonus" and st.bonus is not None and st.bonus.deadline is not None:
-        out.append((st.bonus.deadline, 5, "bonus"))
-    if st.phase == "between" and st.between_deadline is not None:
-        out.append((st.between_deadline, 6, "between"))
+        if st.phase == Phase.DEAD_TIME and t.dead_deadline is not None and not t.candidates:
+            out.append((t.dead_deadline, 4, Due.DEAD))
+    if st.phase == Phase.BONUS and st.bonus is not None and st.bonus.deadline is not None:
+        out.append((st.bonus.deadline, 5, Due.BONUS))
+    if st.phase == Phase.BETWEEN and st.between_deadline is not None:
+        out.append((st.between_deadline, 6, Due.BETWEEN))
     return out
 
 

@@ -6,22 +6,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from competition.errors import RULE_CODES, TossupError
+from competition.vocabulary import BuzzMode, SeatKind
 
 
 class RuleViolation(TossupError):
     """A command the rules refuse; nothing changed. ``code`` is one of ``competition.errors.RULE_CODES``
-    (e.g. "not_live", "locked_out", "team_already_buzzed", "wrong_question"); ``reason`` is the
-    same code (its older name); ``message`` says why for people (defaults to the code's description)."""
+    (e.g. "not_live", "locked_out", "team_already_buzzed", "wrong_question"); ``message`` says why
+    for people (defaults to the code's description)."""
 
-    def __init__(self, reason: str, message: str = "", extra: dict[str, Any] | None = None) -> None:
-        super().__init__(reason, message or RULE_CODES.get(reason, ""), extra)
-        self.reason = reason
+    def __init__(self, code: str, message: str = "", extra: dict[str, Any] | None = None) -> None:
+        super().__init__(code, message or RULE_CODES.get(code, ""), extra)
 
 
 @dataclass(frozen=True)
 class Event:
     """One log entry: ``event`` (its name) and ``data`` as in docs/PROTOCOL.md; ``audience`` is
-    "all", "moderator" or "player:<id>"."""
+    "all", "moderator", "player:<id>" or "team:<id>" (``competition.vocabulary.Audience``)."""
 
     event: str
     data: dict[str, Any] = field(default_factory=dict)
@@ -41,9 +41,9 @@ class SeatPlayer:
     player_id: int
     team_id: int
     name: str
-    kind: str = "human"
+    kind: str = SeatKind.HUMAN
     weight_class: str = ""
-    buzz_mode: str = "autonomous"
+    buzz_mode: str = BuzzMode.AUTONOMOUS
     min_token: int = 0
 
 

@@ -6,17 +6,17 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from competition.vocabulary import Ruling, TossupOutcome
+from competition.vocabulary import BONUS_PHASES, MatchStatus, Phase, Ruling, SeatKind, TossupOutcome
 from scoring.rules import bonus_points, tossup_points
 
 from .bonus import start_bonus
 from .commands import Adjust, CorrectRuling, Event, Protest, RuleViolation
-from .events import BonusWithdrawn, PointsAdjusted, RulingCorrected, TossupReplayed
+from .events import BonusWithdrawn, EventName, PointsAdjusted, RulingCorrected, TossupReplayed
 from .flow import go_between, start_tossup
 from .guards import require_running, score_table
 from .proposals import close_proposals
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
-from .state import BONUS_PHASES, MatchState
+from .state import MatchState
 from .tossup import buzz_lost, end_tossup
 
 # The rulings a correction may give: a tossup buzz, a bonus part.
@@ -58,7 +58,7 @@ def undo(st: MatchState, now: float, ev: list[Event]) -> None:
     withdrawn = st.bonus if withdraw else None
     if withdrawn is not None:
         st.bonus = None
-    ev.append(Event("ruling_undone", undone_data(st, entry, position)))
+    ev.append(Event(EventName.RULING_UNDONE, undone_data(st, entry, position)))
     if withdrawn is not None:
         ev.append(BonusWithdrawn(withdrawn.bonus_id, withdrawn.team_id).event())
         go_between(st, now, ev)
@@ -104,11 +104,11 @@ def adjust(st: MatchState, cmd: Adjust, now: float, ev: list[Event]) -> None:
         return
     resolution = Resolution(cmd.team_id, cmd.points, now)
     st.protests[position] = protest = replace(st.protests[position], status="resolved", resolution=resolution)
-    ev.append(Event("protest_resolved", {**protest.to_dict(), "scores": score_table(st)}))
+    ev.append(Event(EventName.PROTEST_RESOLVED, {**protest.to_dict(), "scores": score_table(st)}))
 
 
 def mark_protest(st: MatchState, cmd: Protest, now: float, ev: list[Event]) -> None:
-    if st.status == "lobby":
+    if st.status == MatchStatus.LOBBY:
         raise RuleViolation("not_live", "nothing to protest before the match starts")
     if cmd.team_id is not None and st.team(cmd.team_id) is None:
         raise RuleViolation("unknown_team")
@@ -119,7 +119,7 @@ def mark_protest(st: MatchState, cmd: Protest, now: float, ev: list[Event]) -> N
         raise RuleViolation("wrong_question", f"question {question_id} is not in this match")
     protest = ProtestNote(len(st.protests) + 1, cmd.team_id, question_id, cmd.reason, now)
     st.protests.append(protest)
-    ev.append(Event("protest_marked", protest.to_dict()))
+    ev.append(Event(EventName.PROTEST_MARKED, protest.to_dict()))
 
 
 def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
@@ -136,7 +136,7 @@ def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
     if t.buzz is not None:  # a buzz still being answered is voided, as if ruled and undone
         ev.append(
             Event(
-                "ruling_undone",
+                EventName.RULING_UNDONE,
                 {
                     "question_id": t.question_id,
                     "player_id": t.buzz.player_id,
@@ -153,7 +153,9 @@ def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
         if entry.undone or entry.tossup_index != t.index:
             continue
         entry = _mark_undone(st, position)
-        ev.append(Event("ruling_undone", {**undone_data(st, entry, position), "reason": "tossup_replayed"}))
+        ev.append(
+            Event(EventName.RULING_UNDONE, {**undone_data(st, entry, position), "reason": "tossup_replayed"})
+        )
     ev.append(TossupReplayed(t.question_id, t.index, score_table(st)).event())
     start_tossup(st, t.index, now, ev)
 
@@ -203,7 +205,7 @@ def correct_ruling(st: MatchState, cmd: CorrectRuling, now: float, ev: list[Even
     ``not_correctable`` (not the newest tossup ruling or a part of its bonus, or an abstained
     part), ``bad_value`` (a ruling it cannot be given, the same ruling, no reason or one over
     :data:`MAX_REASON` characters), ``bad_phase`` (another buzz on that tossup is being answered)."""
-    if st.status == "lobby":
+    if st.status == MatchStatus.LOBBY:
         raise RuleViolation("not_live", "nothing has been ruled yet")
     reason = cmd.reason.strip() if isinstance(cmd.reason, str) else ""
     if not 0 < len(reason) <= MAX_REASON:
@@ -232,7 +234,7 @@ def _correct_tossup(
 ) -> None:
     ruling = _check_ruling(given, TOSSUP_CORRECTIONS, entry.ruling)
     t = st.tossup
-    current = st.status == "running" and t is not None and t.index == entry.tossup_index
+    current = st.status == MatchStatus.RUNNING and t is not None and t.index == entry.tossup_index
     if current and t is not None and t.buzz is not None:
         raise RuleViolation("bad_phase", "another buzz on this tossup is being answered: rule it first")
     spec = st.tossups[entry.tossup_index]
@@ -252,7 +254,9 @@ def _correct_tossup(
             superpower_index=spec.superpower_index,
             fully_read=entry.fully_read,
             prior_neg=prior_neg,
-            weight_class=answerer.weight_class if answerer is not None and answerer.kind == "bot" else None,
+            weight_class=answerer.weight_class
+            if answerer is not None and answerer.kind == SeatKind.BOT
+            else None,
         )
     st.history[position] = replace(entry, ruling=ruling, points=points)
     st.scores[str(entry.team_id)] += points - entry.points
@@ -291,7 +295,7 @@ def _correct_tossup(
         _take_bonus_back(st, position, entry, current, at, ev)
     elif ruling == Ruling.CORRECT and live:
         end_tossup(st, TossupOutcome.ANSWERED, at, ev, winner_team=entry.team_id)
-    elif ruling == Ruling.CORRECT and current and st.phase == "between" and st.bonus is None:
+    elif ruling == Ruling.CORRECT and current and st.phase == Phase.BETWEEN and st.bonus is None:
         _late_bonus(st, entry.team_id, at, ev)
 
 
@@ -312,7 +316,9 @@ def _take_bonus_back(
         part = st.history[i]
         if isinstance(part, BonusRuling) and not part.undone and part.tossup_index == entry.tossup_index:
             part = _mark_undone(st, i)
-            ev.append(Event("ruling_undone", {**undone_data(st, part, i), "reason": "ruling_corrected"}))
+            ev.append(
+                Event(EventName.RULING_UNDONE, {**undone_data(st, part, i), "reason": "ruling_corrected"})
+            )
     withdrawn = st.bonus if current else None
     if withdrawn is None:
         return
@@ -330,7 +336,7 @@ def _correct_part(
     ruling = _check_ruling(given, PART_CORRECTIONS, entry.ruling)
     spec = next(b for b in st.bonuses if b.bonus_id == entry.bonus_id).parts[entry.part]
     answerer = st.player(entry.player_id) if entry.player_id is not None else None
-    bot_class = answerer.weight_class if answerer is not None and answerer.kind == "bot" else None
+    bot_class = answerer.weight_class if answerer is not None and answerer.kind == SeatKind.BOT else None
     points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, entry.decision)
     st.history[position] = replace(entry, ruling=ruling, points=points)
     st.scores[str(entry.team_id)] += points - entry.points

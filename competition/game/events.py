@@ -9,18 +9,78 @@ epoch, ``token_index`` is 0-based, ``scores`` is ``{str(team_id): points}`` afte
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
+
+from competition.vocabulary import Audience
 
 from .commands import Event
 from .records import Record
+
+
+class EventName(StrEnum):
+    """Every ``event`` name of the match log, one member each: the payload classes below take
+    their ``EVENT`` from here; the names built elsewhere say where. Compare an event's name with
+    these members, never with a string literal (``tests/game/test_vocabulary_used.py``)."""
+
+    PAUSED = "paused"
+    RESUMED = "resumed"
+    SPEED_CHANGED = "speed_changed"
+    PACE_CHANGED = "pace_changed"
+    BETWEEN_QUESTIONS = "between_questions"
+    RENAMED = "renamed"
+    TEAM_ADDED = "team_added"
+    PLAYER_JOINED = "player_joined"
+    MATCH_STARTED = "match_started"
+    MATCH_ENDED = "match_ended"
+    TOSSUP_STARTED = "tossup_started"
+    TOSSUP_ANSWER = "tossup_answer"
+    WORDS = "words"
+    BUZZ_RECEIVED = "buzz_received"
+    RACE = "race"
+    BUZZ_LOST = "buzz_lost"
+    BUZZ_PROPOSED = "buzz_proposed"
+    PROPOSAL_CLOSED = "proposal_closed"
+    MUTED_BUZZ = "muted_buzz"
+    ANSWER_DELEGATED = "answer_delegated"
+    BUZZ = "buzz"
+    TOSSUP_REVEALED = "tossup_revealed"
+    TOSSUP_ENDED = "tossup_ended"
+    ANSWER_GIVEN = "answer_given"
+    AWAITING_RULING = "awaiting_ruling"
+    PROMPT = "prompt"
+    BUZZ_RULED = "buzz_ruled"
+    READING_RESUMED = "reading_resumed"
+    BONUS_STARTED = "bonus_started"
+    BONUS_ANSWER_LINES = "bonus_answer_lines"
+    BONUS_PART = "bonus_part"
+    BONUS_ANSWER_GIVEN = "bonus_answer_given"
+    BONUS_SUGGESTION = "bonus_suggestion"
+    BONUS_DECISION = "bonus_decision"
+    BONUS_PROMPT = "bonus_prompt"
+    BONUS_PART_RULED = "bonus_part_ruled"
+    BONUS_ENDED = "bonus_ended"
+    BONUS_WITHDRAWN = "bonus_withdrawn"
+    RULING_CORRECTED = "ruling_corrected"
+    RULING_UNDONE = "ruling_undone"  # built in ``corrections`` from a history entry (``undone_data``)
+    POINTS_ADJUSTED = "points_adjusted"
+    PROTEST_MARKED = "protest_marked"  # built in ``corrections`` from a protest record
+    PROTEST_RESOLVED = "protest_resolved"  # built in ``corrections`` from a protest record
+    TOSSUP_REPLAYED = "tossup_replayed"
+    QUESTION_FLAGGED = (
+        "question_flagged"  # an expert flag, logged by ``services.flag_question`` for the moderator
+    )
+    MATCH_IMPORTED = (
+        "match_imported"  # the first event of a match imported from a file (``competition.interchange``)
+    )
 
 
 class Payload(Record):
     """An event's data; ``.event()`` wraps it for the log."""
 
     __slots__ = ()
-    EVENT: ClassVar[str]
-    AUDIENCE: ClassVar[str] = "all"
+    EVENT: ClassVar[EventName]
+    AUDIENCE: ClassVar[Audience] = Audience.ALL
 
     def event(self, audience: str | None = None) -> Event:
         """The log entry: ``Event(EVENT, self.to_dict(), audience or AUDIENCE)``. ValueError when
@@ -38,14 +98,14 @@ class Payload(Record):
 class Paused(Payload):
     """The clock stopped: no word, answer window or deadline runs until ``resumed``."""
 
-    EVENT = "paused"
+    EVENT = EventName.PAUSED
 
 
 @dataclass(frozen=True, slots=True)
 class Resumed(Payload):
     """``shift``: seconds every pending deadline moved by."""
 
-    EVENT = "resumed"
+    EVENT = EventName.RESUMED
     shift: float
 
 
@@ -53,7 +113,7 @@ class Resumed(Payload):
 class SpeedChanged(Payload):
     """The reading speed is now ``wpm`` words per minute."""
 
-    EVENT = "speed_changed"
+    EVENT = EventName.SPEED_CHANGED
     wpm: float
 
 
@@ -63,7 +123,7 @@ class PaceChanged(Payload):
     moderator presses Next); ``next_tossup_at``: when the next one starts if the match is between
     questions now (None otherwise, or when the moderator advances)."""
 
-    EVENT = "pace_changed"
+    EVENT = EventName.PACE_CHANGED
     between_questions: float | None
     next_tossup_at: float | None
 
@@ -73,7 +133,7 @@ class BetweenQuestions(Payload):
     """A tossup (and its bonus) is over and another follows: it starts at ``next_tossup_at``
     (None: when the moderator presses Next)."""
 
-    EVENT = "between_questions"
+    EVENT = EventName.BETWEEN_QUESTIONS
     next_tossup_at: float | None
 
 
@@ -84,7 +144,7 @@ class BetweenQuestions(Payload):
 class Renamed(Payload):
     """Team ``team_id`` or seat ``player_id`` (the other is null) is now called ``name``."""
 
-    EVENT = "renamed"
+    EVENT = EventName.RENAMED
     team_id: int | None
     player_id: int | None
     name: str
@@ -95,7 +155,7 @@ class TeamAdded(Payload):
     """A team of bots the organiser added after the match was created (lobby or running), with
     score 0; its seats follow as ``player_joined``."""
 
-    EVENT = "team_added"
+    EVENT = EventName.TEAM_ADDED
     team_id: int
     name: str
     kind: str
@@ -106,7 +166,7 @@ class PlayerJoined(Payload):
     """A seat added after the match was created: a player in the lobby, or a bot the organiser adds in
     the lobby or while the match runs (names and ids only: a seat's token never enters the engine)."""
 
-    EVENT = "player_joined"
+    EVENT = EventName.PLAYER_JOINED
     player_id: int
     team_id: int
     name: str
@@ -120,14 +180,14 @@ class PlayerJoined(Payload):
 class MatchStarted(Payload):
     """The lobby closed; the first tossup follows."""
 
-    EVENT = "match_started"
+    EVENT = EventName.MATCH_STARTED
 
 
 @dataclass(frozen=True, slots=True)
 class MatchEnded(Payload):
     """The final ``scores``."""
 
-    EVENT = "match_ended"
+    EVENT = EventName.MATCH_ENDED
     scores: dict[str, int]
 
 
@@ -135,7 +195,7 @@ class MatchEnded(Payload):
 class TossupStarted(Payload):
     """No source id: it would let a player or bot look the answer up."""
 
-    EVENT = "tossup_started"
+    EVENT = EventName.TOSSUP_STARTED
     index: int
     question_id: int
     token_count: int
@@ -146,8 +206,8 @@ class TossupStarted(Payload):
 class TossupAnswer(Payload):
     """The answer line and power marks, to the moderator as the tossup starts."""
 
-    EVENT = "tossup_answer"
-    AUDIENCE = "moderator"
+    EVENT = EventName.TOSSUP_ANSWER
+    AUDIENCE = Audience.MODERATOR
     question_id: int
     answer_line: str
     power_index: int | None
@@ -163,7 +223,7 @@ class Words(Payload):
     or delay token a dict (``competition.game.tokens.MediaToken.to_dict``: ``kind``, and ``url``,
     ``sha256``, ``mime``, ``alt``, ``lockout`` for a file, ``duration`` for a delay)."""
 
-    EVENT = "words"
+    EVENT = EventName.WORDS
     question_id: int
     start: int
     words: list[str | dict[str, Any]]
@@ -174,8 +234,8 @@ class Words(Payload):
 class BuzzReceived(Payload):
     """A buzz as received: the client's claims and what the engine decided from them."""
 
-    EVENT = "buzz_received"
-    AUDIENCE = "moderator"
+    EVENT = EventName.BUZZ_RECEIVED
+    AUDIENCE = Audience.MODERATOR
     question_id: int
     player_id: int
     token_index: int
@@ -193,8 +253,8 @@ class Race(Payload):
     """How the race was decided: ``candidates`` in rank order (``tossup.CANDIDATE_FIELDS``),
     ``rule`` the ranking in words, ``eligible`` the players whose team could still buzz."""
 
-    EVENT = "race"
-    AUDIENCE = "moderator"
+    EVENT = EventName.RACE
+    AUDIENCE = Audience.MODERATOR
     question_id: int
     candidates: list[dict[str, Any]]
     winner: int
@@ -209,8 +269,8 @@ class BuzzLost(Payload):
     outcome). ``margin``: seconds from the winner's press to this one, both as the race counted
     them (server clock, ≥ 0); None unless outraced on the winner's word."""
 
-    EVENT = "buzz_lost"
-    AUDIENCE = "player:<id>"
+    EVENT = EventName.BUZZ_LOST
+    AUDIENCE = Audience.PLAYER
     question_id: int
     reason: str
     margin: float | None = None
@@ -221,8 +281,8 @@ class BuzzProposed(Payload):
     """A semi-autonomous bot's buzz waits for a human teammate's or the moderator's confirmation
     until ``deadline``; to that team (``team:<id>``) and to the moderator."""
 
-    EVENT = "buzz_proposed"
-    AUDIENCE = "team:<id>"
+    EVENT = EventName.BUZZ_PROPOSED
+    AUDIENCE = Audience.TEAM
     question_id: int
     player_id: int
     team_id: int
@@ -236,8 +296,8 @@ class ProposalClosed(Payload):
     ``buzz_received`` follows) | declined | timeout | tossup_ended; ``by``: the confirming or
     declining seat (None: the moderator, or no one). To that team and to the moderator."""
 
-    EVENT = "proposal_closed"
-    AUDIENCE = "team:<id>"
+    EVENT = EventName.PROPOSAL_CLOSED
+    AUDIENCE = Audience.TEAM
     question_id: int
     player_id: int
     team_id: int
@@ -250,8 +310,8 @@ class MutedBuzz(Payload):
     """A muted bot's would-be buzz, logged for analysis only (it never races): the token index
     the engine decided, as for a buzz (``token_index`` 0-based)."""
 
-    EVENT = "muted_buzz"
-    AUDIENCE = "moderator"
+    EVENT = EventName.MUTED_BUZZ
+    AUDIENCE = Audience.MODERATOR
     question_id: int
     player_id: int
     team_id: int
@@ -265,7 +325,7 @@ class AnswerDelegated(Payload):
     """The moderator gave the answer of ``player_id``'s buzz to ``answerer_id`` (a bot seat of the
     same team; the buzzer itself on a revert), who answers before ``answer_deadline``."""
 
-    EVENT = "answer_delegated"
+    EVENT = EventName.ANSWER_DELEGATED
     question_id: int
     player_id: int
     answerer_id: int
@@ -276,7 +336,7 @@ class AnswerDelegated(Payload):
 class BuzzWon(Payload):
     """The buzz that won the race: its player answers before ``answer_deadline``."""
 
-    EVENT = "buzz"
+    EVENT = EventName.BUZZ
     question_id: int
     player_id: int
     player: str
@@ -298,7 +358,7 @@ class TossupRevealed(Payload):
     """The moderator ended the tossup after its first ``revealed_token_count`` tokens; a
     ``tossup_ended`` (dead) follows."""
 
-    EVENT = "tossup_revealed"
+    EVENT = EventName.TOSSUP_REVEALED
     question_id: int
     revealed_token_count: int
 
@@ -308,7 +368,7 @@ class TossupEnded(Payload):
     """``outcome``: answered|dead|skipped. ``words``: the whole tossup, every token as read
     (the players see the rest of the question after an early buzz)."""
 
-    EVENT = "tossup_ended"
+    EVENT = EventName.TOSSUP_ENDED
     question_id: int
     answer_line: str
     power_index: int | None
@@ -325,8 +385,8 @@ class TossupEnded(Payload):
 class AnswerGiven(Payload):
     """A tossup answer waiting for the moderator, with the judge's suggestion."""
 
-    EVENT = "answer_given"
-    AUDIENCE = "moderator"
+    EVENT = EventName.ANSWER_GIVEN
+    AUDIENCE = Audience.MODERATOR
     question_id: int
     player_id: int
     guess: str
@@ -339,7 +399,7 @@ class AnswerGiven(Payload):
 class AwaitingRuling(Payload):
     """The clock stopped for a ruling on a tossup answer (not the guess or the verdict)."""
 
-    EVENT = "awaiting_ruling"
+    EVENT = EventName.AWAITING_RULING
     question_id: int
     player_id: int
 
@@ -348,7 +408,7 @@ class AwaitingRuling(Payload):
 class AwaitingBonusRuling(Payload):
     """The clock stopped for a ruling on a bonus part's answer."""
 
-    EVENT = "awaiting_ruling"
+    EVENT = EventName.AWAITING_RULING
     bonus_id: int
     part: int
     player_id: int
@@ -358,7 +418,7 @@ class AwaitingBonusRuling(Payload):
 class Prompted(Payload):
     """The buzzer is prompted and answers again before ``answer_deadline``."""
 
-    EVENT = "prompt"
+    EVENT = EventName.PROMPT
     question_id: int
     player_id: int
     directed_prompt: str | None
@@ -371,7 +431,7 @@ class BuzzRuled(Payload):
     ``fully_read``: the whole tossup had been read when it arrived (a wrong answer is no neg);
     ``answerer_id`` (only when the moderator delegated the answer): the bot seat that answered."""
 
-    EVENT = "buzz_ruled"
+    EVENT = EventName.BUZZ_RULED
     question_id: int
     player_id: int
     team_id: int
@@ -398,7 +458,7 @@ class BuzzRuled(Payload):
 class ReadingResumed(Payload):
     """After a wrong buzz, reading (or dead time) goes on for the teams still eligible."""
 
-    EVENT = "reading_resumed"
+    EVENT = EventName.READING_RESUMED
     question_id: int
 
 
@@ -409,7 +469,7 @@ class ReadingResumed(Payload):
 class BonusStarted(Payload):
     """``parts``: how many parts will be read."""
 
-    EVENT = "bonus_started"
+    EVENT = EventName.BONUS_STARTED
     bonus_id: int
     team_id: int
     leadin: str
@@ -420,8 +480,8 @@ class BonusStarted(Payload):
 class BonusAnswerLines(Payload):
     """The whole bonus for the moderator up front: ``{part, text, value, answer_line}`` per part."""
 
-    EVENT = "bonus_answer_lines"
-    AUDIENCE = "moderator"
+    EVENT = EventName.BONUS_ANSWER_LINES
+    AUDIENCE = Audience.MODERATOR
     bonus_id: int
     parts: list[dict[str, Any]]
 
@@ -430,7 +490,7 @@ class BonusAnswerLines(Payload):
 class BonusPartOpened(Payload):
     """Part ``part`` (0-based) is read; the controlling team answers before ``answer_deadline``."""
 
-    EVENT = "bonus_part"
+    EVENT = EventName.BONUS_PART
     bonus_id: int
     part: int
     text: str
@@ -443,8 +503,8 @@ class BonusAnswerGiven(Payload):
     """A bonus part's answer waiting for the moderator (auto-ruling off, or a needs_moderator
     verdict), with the judge's suggestion."""
 
-    EVENT = "bonus_answer_given"
-    AUDIENCE = "moderator"
+    EVENT = EventName.BONUS_ANSWER_GIVEN
+    AUDIENCE = Audience.MODERATOR
     bonus_id: int
     part: int
     player_id: int
@@ -459,8 +519,8 @@ class BonusSuggested(Payload):
     """A bot seat's suggestion on the open part, for its team's captain (``team:<id>``) and the
     moderator: ``guess``, ``confidence`` in [0, 1], ``explanation``."""
 
-    EVENT = "bonus_suggestion"
-    AUDIENCE = "team:<id>"
+    EVENT = EventName.BONUS_SUGGESTION
+    AUDIENCE = Audience.TEAM
     bonus_id: int
     part: int
     player_id: int
@@ -474,7 +534,7 @@ class BonusDecided(Payload):
     """The captain's ``decision`` on the open part (own|consult|abstain); ``by``: the deciding
     seat (None: the moderator); ``consulted``: the bot seat whose suggestion answers (consult)."""
 
-    EVENT = "bonus_decision"
+    EVENT = EventName.BONUS_DECISION
     bonus_id: int
     part: int
     team_id: int
@@ -488,7 +548,7 @@ class BonusPrompted(Payload):
     """The controlling team is prompted on the open part and answers again before
     ``answer_deadline``; a second prompt on the same part counts as wrong."""
 
-    EVENT = "bonus_prompt"
+    EVENT = EventName.BONUS_PROMPT
     bonus_id: int
     part: int
     directed_prompt: str | None
@@ -500,7 +560,7 @@ class BonusPartRuled(Payload):
     """``player_id`` None: nobody answered (a timeout); ``decision`` (only when the captain took
     one): own|consult|abstain."""
 
-    EVENT = "bonus_part_ruled"
+    EVENT = EventName.BONUS_PART_RULED
     bonus_id: int
     part: int
     team_id: int
@@ -526,7 +586,7 @@ class BonusPartRuled(Payload):
 class BonusEnded(Payload):
     """The bonus is over: ``points`` earned on it."""
 
-    EVENT = "bonus_ended"
+    EVENT = EventName.BONUS_ENDED
     bonus_id: int
     team_id: int
     points: int
@@ -543,7 +603,7 @@ class BonusWithdrawn(Payload):
     is the match's (read or just over): the bonus is taken back (its ruled parts were reversed
     first) and the match waits between questions."""
 
-    EVENT = "bonus_withdrawn"
+    EVENT = EventName.BONUS_WITHDRAWN
     bonus_id: int
     team_id: int
 
@@ -559,7 +619,7 @@ class RulingCorrected(Payload):
     its bonus (``bonus_started``); a correct buzz made wrong takes its bonus with it (each ruled
     part ``ruling_undone``, then ``bonus_withdrawn`` while it was being read)."""
 
-    EVENT = "ruling_corrected"
+    EVENT = EventName.RULING_CORRECTED
     history_index: int
     tossup_index: int
     question_id: int | None
@@ -584,7 +644,7 @@ class RulingCorrected(Payload):
 class PointsAdjusted(Payload):
     """``protest_id`` (only when the adjustment resolves a protest)."""
 
-    EVENT = "points_adjusted"
+    EVENT = EventName.POINTS_ADJUSTED
     team_id: int
     points: int
     reason: str
@@ -602,7 +662,7 @@ class PointsAdjusted(Payload):
 class TossupReplayed(Payload):
     """Tossup ``index`` is read again from its first word (its rulings were undone first)."""
 
-    EVENT = "tossup_replayed"
+    EVENT = EventName.TOSSUP_REPLAYED
     question_id: int
     index: int
     scores: dict[str, int]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from competition.vocabulary import MatchStatus, Phase, SeatKind
+
 from .commands import AddTeam, Event, Next, Rename, RuleViolation, SeatPlayer, SetPace
 from .events import (
     BetweenQuestions,
@@ -17,7 +19,7 @@ from .events import (
     TossupStarted,
 )
 from .guards import require_running, score_table
-from .specs import KINDS, Kind, PlayerSpec, TeamSpec, check_seat
+from .specs import KINDS, PlayerSpec, TeamSpec, check_seat
 from .state import MatchState, TossupRun
 
 
@@ -25,19 +27,24 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
     """A new seat: a human in the lobby, a bot in the lobby or while the match runs (an organiser
     adds one to a match under way; it races from the next buzz on). The service owns the ids and
     tokens; the engine only the roster."""
-    if st.status != "lobby" and not (cmd.kind == "bot" and st.status == "running"):
+    if st.status != MatchStatus.LOBBY and not (cmd.kind == SeatKind.BOT and st.status == MatchStatus.RUNNING):
         raise RuleViolation("bad_phase", "players join only in the lobby; bots until the match ends")
     if st.team(cmd.team_id) is None:
         raise RuleViolation("unknown_team")
     if st.player(cmd.player_id) is not None:
         raise RuleViolation("bad_value", f"player {cmd.player_id} is already seated")
     if cmd.kind not in KINDS:
-        raise RuleViolation("bad_value", f"kind must be one of {KINDS}")
+        raise RuleViolation("bad_value", f"kind must be one of {', '.join(KINDS)}")
     if problem := check_seat(cmd.kind, cmd.buzz_mode, cmd.min_token):
         raise RuleViolation("bad_value", problem)
-    kind: Kind = "bot" if cmd.kind == "bot" else "human"  # checked against KINDS above
     seat = PlayerSpec(
-        cmd.player_id, cmd.team_id, cmd.name, kind, cmd.weight_class, cmd.buzz_mode, cmd.min_token
+        cmd.player_id,
+        cmd.team_id,
+        cmd.name,
+        SeatKind(cmd.kind),
+        cmd.weight_class,
+        cmd.buzz_mode,
+        cmd.min_token,
     )
     st.players = [*st.players, seat]
     # Names and ids only: a seat's token never enters the engine.
@@ -53,16 +60,16 @@ MAX_PACE = 600.0  # seconds between questions at most (longer: the moderator adv
 
 def add_team(st: MatchState, cmd: AddTeam, ev: list[Event]) -> None:
     """A new bots' team until the match ends, with score 0 (the service owns the id)."""
-    if st.status == "ended":
+    if st.status == MatchStatus.ENDED:
         raise RuleViolation("bad_phase", "the match has ended")
     if st.team(cmd.team_id) is not None:
         raise RuleViolation("bad_value", f"team {cmd.team_id} already plays")
     name = cmd.name.strip() if isinstance(cmd.name, str) else ""
     if not 0 < len(name) <= MAX_NAME or any(t.name == name for t in st.teams):
         raise RuleViolation("bad_value", f"a new team needs a name of 1 to {MAX_NAME} characters no team has")
-    st.teams = [*st.teams, TeamSpec(cmd.team_id, name, "bot")]
+    st.teams = [*st.teams, TeamSpec(cmd.team_id, name, SeatKind.BOT)]
     st.scores = {**st.scores, str(cmd.team_id): 0}
-    ev.append(TeamAdded(cmd.team_id, name, "bot").event())
+    ev.append(TeamAdded(cmd.team_id, name, SeatKind.BOT).event())
 
 
 def rename(st: MatchState, cmd: Rename, ev: list[Event]) -> None:
@@ -84,11 +91,11 @@ def rename(st: MatchState, cmd: Rename, ev: list[Event]) -> None:
 
 
 def start_match(st: MatchState, now: float, ev: list[Event]) -> None:
-    if st.status != "lobby":
+    if st.status != MatchStatus.LOBBY:
         raise RuleViolation("bad_phase", "match already started")
     if not st.tossups:
         raise RuleViolation("no_tossups")
-    st.status = "running"
+    st.status = MatchStatus.RUNNING
     ev.append(MatchStarted().event())
     start_tossup(st, 0, now, ev)
 
@@ -102,7 +109,7 @@ def start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> None
     st.tossup = TossupRun(index=index, question_id=spec.question_id, next_word_at=at)
     st.bonus = None
     st.between_deadline = None
-    st.phase = "reading"
+    st.phase = Phase.READING
     # No source id: it would let a player or bot look the answer up.
     ev.append(TossupStarted(index, spec.question_id, len(spec.tokens), spec.category).event())
     answer = TossupAnswer(spec.question_id, spec.answer_line, spec.power_index, spec.superpower_index)
@@ -121,7 +128,7 @@ def after_question(st: MatchState, at: float, ev: list[Event]) -> None:
 def go_between(st: MatchState, at: float, ev: list[Event]) -> None:
     """Between questions from ``at``: the next tossup is due after the match's pace (none is due
     when the moderator advances)."""
-    st.phase = "between"
+    st.phase = Phase.BETWEEN
     pace = st.between_questions
     st.between_deadline = None if pace is None else at + pace
     ev.append(BetweenQuestions(st.between_deadline).event())
@@ -135,10 +142,10 @@ def set_pace(st: MatchState, cmd: SetPace, now: float, ev: list[Event]) -> None:
         isinstance(pace, bool) or not isinstance(pace, int | float) or not 0 <= pace <= MAX_PACE
     ):
         raise RuleViolation("bad_value", f"between_questions must be 0 to {MAX_PACE:.0f} seconds, or null")
-    if st.status == "ended":
+    if st.status == MatchStatus.ENDED:
         raise RuleViolation("bad_phase", "the match has ended")
     st.between_questions = None if pace is None else float(pace)
-    if st.phase == "between":
+    if st.phase == Phase.BETWEEN:
         reference = st.paused_at if st.paused and st.paused_at is not None else now
         st.between_deadline = None if pace is None else reference + float(pace)
     ev.append(PaceChanged(st.between_questions, st.between_deadline).event())
@@ -150,13 +157,13 @@ def next_tossup(st: MatchState, cmd: Next, now: float, ev: list[Event]) -> None:
     require_running(st)
     if cmd.after_index is not None and cmd.after_index < st.tossup_index:
         return
-    if st.phase != "between":
+    if st.phase != Phase.BETWEEN:
         raise RuleViolation("bad_phase", "Next only between questions")
     start_tossup(st, st.tossup_index + 1, now, ev)
 
 
 def end_match(st: MatchState, ev: list[Event]) -> None:
-    st.status, st.phase = "ended", "ended"
+    st.status, st.phase = MatchStatus.ENDED, Phase.ENDED
     st.paused, st.paused_at = False, None
     st.between_deadline = None
     ev.append(MatchEnded(score_table(st)).event())

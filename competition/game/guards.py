@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from competition.vocabulary import MatchStatus
+
 from .commands import RuleViolation
 from .specs import PlayerSpec
 
@@ -33,7 +35,9 @@ def current_bonus(st: MatchState) -> BonusRun:
 
 
 def require_running(st: MatchState) -> None:
-    if st.status != "running":
-        raise RuleViolation("not_live" if st.status == "lobby" else "bad_phase", f"match is {st.status}")
+    if st.status != MatchStatus.RUNNING:
+        raise RuleViolation(
+            "not_live" if st.status == MatchStatus.LOBBY else "bad_phase", f"match is {st.status}"
+        )
     if st.paused:
         raise RuleViolation("paused")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from competition.vocabulary import LIVE_PHASES, TOSSUP_PHASES, Phase, SeatKind
+
 from .commands import ConfirmBuzz, Delegate, Event, RuleViolation
 from .events import AnswerDelegated
 from .guards import current_tossup, require_running, seated_player
 from .proposals import close_proposals
 from .records import Candidate
-from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState
+from .state import MatchState
 from .tossup import add_candidate, received_event, team_has_buzzed
 
 
@@ -29,7 +31,7 @@ def confirm_buzz(st: MatchState, cmd: ConfirmBuzz, now: float, ev: list[Event]) 
         raise RuleViolation("no_pending_buzz")
     if cmd.player_id is not None:
         confirmer = seated_player(st, cmd.player_id)
-        if confirmer.team_id != bot.team_id or confirmer.kind != "human":
+        if confirmer.team_id != bot.team_id or confirmer.kind != SeatKind.HUMAN:
             raise RuleViolation(
                 "not_your_team", "only a human teammate or the moderator confirms a bot's buzz"
             )
@@ -70,7 +72,7 @@ def delegate(st: MatchState, cmd: Delegate, now: float, ev: list[Event]) -> None
     window starts again; the answerer's weight class deflates the points."""
     require_running(st)
     t = st.tossup
-    if t is None or st.phase != "answering" or t.buzz is None:
+    if t is None or st.phase != Phase.ANSWERING or t.buzz is None:
         raise RuleViolation("no_pending_answer", "delegate while a buzz awaits its answer")
     b = t.buzz
     if cmd.bot_id is None:
@@ -79,7 +81,7 @@ def delegate(st: MatchState, cmd: Delegate, now: float, ev: list[Event]) -> None
         answerer = None
     else:
         bot = seated_player(st, cmd.bot_id)
-        if bot.team_id != b.team_id or bot.kind != "bot":
+        if bot.team_id != b.team_id or bot.kind != SeatKind.BOT:
             raise RuleViolation("not_your_team", "delegate to a bot seat of the buzzer's team")
         if bot.player_id == b.player_id:
             raise RuleViolation("bad_value", "the buzzer answers its own buzz: revert instead")

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from competition.vocabulary import Ruling, TossupOutcome
+from competition.vocabulary import BONUS_PHASES, TOSSUP_PHASES, MatchStatus, Ruling, TossupOutcome
 
 from .bonus import decide_bonus, end_bonus, rule_bonus, take_bonus_answer, take_suggestion
-from .clock import deadlines, pause, resume, set_speed
+from .clock import Due, deadlines, pause, resume, set_speed
 from .commands import (
     AddTeam,
     Adjust,
@@ -56,7 +56,7 @@ from .guards import require_running
 from .hybrid import confirm_buzz, delegate
 from .proposals import expire_proposal
 from .ruling import apply_rule, rule_tossup, take_answer
-from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState
+from .state import MatchState
 from .tossup import end_tossup, flush_words, release_bot, resolve_race, reveal, reveal_next, take_buzz
 
 
@@ -127,7 +127,7 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
         case CorrectRuling():
             correct_ruling(st, cmd, now, ev)
         case End():
-            if st.status == "ended":
+            if st.status == MatchStatus.ENDED:
                 raise RuleViolation("bad_phase", "match already ended")
             end_match(st, ev)
         case _:
@@ -145,23 +145,23 @@ def _advance(st: MatchState, now: float, ev: list[Event]) -> None:
         at, _, kind = min(pending)
         if at > now:
             break
-        if kind == "word":
+        if kind == Due.WORD:
             batch.append(reveal_next(st, at))
             continue
         flush_words(st, batch, ev)
-        if kind == "release":
+        if kind == Due.RELEASE:
             release_bot(st, at, ev)
-        elif kind == "confirm":
+        elif kind == Due.CONFIRM:
             expire_proposal(st, ev)
-        elif kind == "race":
+        elif kind == Due.RACE:
             resolve_race(st, at, ev)
-        elif kind == "answer":
+        elif kind == Due.ANSWER:
             rule_tossup(st, Ruling.TIMEOUT, at, ev)
-        elif kind == "dead":
+        elif kind == Due.DEAD:
             end_tossup(st, TossupOutcome.DEAD, at, ev)
-        elif kind == "bonus":
+        elif kind == Due.BONUS:
             rule_bonus(st, Ruling.TIMEOUT, at, ev)
-        elif kind == "between":
+        elif kind == Due.BETWEEN:
             start_tossup(st, st.tossup_index + 1, at, ev)
     flush_words(st, batch, ev)
 

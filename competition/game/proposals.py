@@ -5,7 +5,7 @@ or that lapses."""
 
 from __future__ import annotations
 
-from competition.vocabulary import BuzzMode
+from competition.vocabulary import BuzzMode, player_audience, team_audience
 
 from .commands import Event, RuleViolation
 from .events import BuzzLost, BuzzProposed, MutedBuzz, ProposalClosed
@@ -50,7 +50,7 @@ def divert_bot_buzz(
     proposed = BuzzProposed(
         t.question_id, proposal.player_id, proposal.team_id, proposal.token_index, proposal.deadline
     )
-    ev.append(proposed.event(f"team:{player.team_id}"))
+    ev.append(proposed.event(team_audience(player.team_id)))
     ev.append(proposed.event("moderator"))
 
 
@@ -63,10 +63,10 @@ def close_proposals(
     for p in list(proposals):
         t.proposals.remove(p)
         closed = ProposalClosed(t.question_id, p.player_id, p.team_id, outcome, by)
-        ev.append(closed.event(f"team:{p.team_id}"))
+        ev.append(closed.event(team_audience(p.team_id)))
         ev.append(closed.event("moderator"))
         if outcome != "confirmed":
-            ev.append(BuzzLost(t.question_id, outcome).event(f"player:{p.player_id}"))
+            ev.append(BuzzLost(t.question_id, outcome).event(player_audience(p.player_id)))
 
 
 def expire_proposal(st: MatchState, ev: list[Event]) -> None:

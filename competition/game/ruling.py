@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from competition.vocabulary import JUDGE_VERDICTS, MODERATOR_VERDICTS, Ruling, TossupOutcome, Verdict
+from competition.vocabulary import (
+    BONUS_PHASES,
+    JUDGE_VERDICTS,
+    MODERATOR_VERDICTS,
+    TOSSUP_PHASES,
+    Phase,
+    Ruling,
+    SeatKind,
+    TossupOutcome,
+    Verdict,
+)
 from scoring.rules import tossup_points
 
 from .bonus import bonus_prompt, rule_bonus
@@ -13,7 +23,7 @@ from .events import AnswerGiven, AwaitingRuling, BuzzRuled, Prompted, ReadingRes
 from .guards import current_tossup, require_running, score_table, seated_player
 from .hybrid import answering_seat
 from .records import TossupRuling
-from .state import BONUS_PHASES, TOSSUP_PHASES, MatchState, TossupRun
+from .state import MatchState, TossupRun
 from .tossup import can_race, end_tossup
 
 
@@ -34,7 +44,7 @@ def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> Non
             for h in st.history
         )
         raise RuleViolation("answer_window_closed" if closed else "not_your_buzz")
-    if st.phase != "answering":
+    if st.phase != Phase.ANSWERING:
         raise RuleViolation("answer_window_closed", "the answer is waiting for the moderator")
     t.buzz = b = replace(
         b, guess=cmd.text, verdict=cmd.verdict, reason=cmd.reason, directed_prompt=cmd.directed_prompt
@@ -46,7 +56,7 @@ def take_answer(st: MatchState, cmd: Answer, now: float, ev: list[Event]) -> Non
             rule_tossup(st, Ruling.CORRECT if cmd.verdict == Verdict.ACCEPT else Ruling.WRONG, now, ev)
         return
     t.buzz = replace(b, answer_deadline=None)
-    st.phase = "ruling"
+    st.phase = Phase.RULING
     ev.append(
         AnswerGiven(
             t.question_id, player.player_id, cmd.text, cmd.verdict, cmd.reason, cmd.directed_prompt
@@ -66,7 +76,7 @@ def give_prompt(st: MatchState, directed: str | None, at: float, ev: list[Event]
     t.buzz = b = replace(
         b, prompts=b.prompts + 1, directed_prompt=directed, answer_deadline=at + st.config.prompt_window
     )
-    st.phase = "answering"
+    st.phase = Phase.ANSWERING
     ev.append(Prompted(t.question_id, b.player_id, directed, b.answer_deadline).event())
 
 
@@ -74,7 +84,7 @@ def apply_rule(st: MatchState, cmd: Rule, now: float, ev: list[Event]) -> None:
     if cmd.verdict not in MODERATOR_VERDICTS:
         raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(MODERATOR_VERDICTS)}")
     require_running(st)
-    if st.phase in ("answering", "ruling"):
+    if st.phase in (Phase.ANSWERING, Phase.RULING):
         if cmd.verdict == Verdict.PROMPT:
             give_prompt(st, cmd.directed_prompt, now, ev)
         else:
@@ -111,7 +121,7 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
             superpower_index=spec.superpower_index,
             fully_read=b.fully_read,
             prior_neg=t.neg_given,
-            weight_class=answerer.weight_class if answerer.kind == "bot" else None,
+            weight_class=answerer.weight_class if answerer.kind == SeatKind.BOT else None,
         )
     st.scores[str(player.team_id)] += points
     t.neg_given = t.neg_given or points < 0
@@ -157,9 +167,9 @@ def rule_tossup(st: MatchState, ruling: Ruling, at: float, ev: list[Event]) -> N
         end_tossup(st, TossupOutcome.DEAD, at, ev)
     else:
         if t.revealed < len(spec.tokens):
-            st.phase, t.next_word_at = "reading", at
+            st.phase, t.next_word_at = Phase.READING, at
         else:
-            st.phase, t.dead_deadline = "dead_time", at + st.config.dead_time
+            st.phase, t.dead_deadline = Phase.DEAD_TIME, at + st.config.dead_time
         ev.append(ReadingResumed(t.question_id).event())
 
 

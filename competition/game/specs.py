@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Any
 
+from competition.vocabulary import BuzzMode, SeatKind
 from formats.media import has_markers, split_text
 from scoring.rules import Preset, load_preset
 
 from .tokens import MediaToken, Token
 
-Kind = Literal["human", "bot"]
-KINDS = ("human", "bot")
+KINDS: tuple[SeatKind, ...] = tuple(SeatKind)
 POWER_MARK = "(*)"
 SUPERPOWER_MARK = "(+)"
 DEFAULT_BOT_DELAY = 0.300
@@ -109,14 +109,14 @@ class BonusSpec:
 
 @dataclass(frozen=True)
 class TeamSpec:
-    """A team; ``kind`` is "human" or "bot"."""
+    """A team; ``kind``: human|bot."""
 
     team_id: int
     name: str
-    kind: Kind
+    kind: SeatKind
 
 
-BUZZ_MODES = ("autonomous", "semi_autonomous", "muted")  # competition.vocabulary.BuzzMode
+BUZZ_MODES: tuple[BuzzMode, ...] = tuple(BuzzMode)
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ class PlayerSpec:
     player_id: int
     team_id: int
     name: str
-    kind: Kind
+    kind: SeatKind
     weight_class: str = ""
     buzz_mode: str = "autonomous"
     min_token: int = 0
@@ -142,7 +142,7 @@ def check_seat(kind: str, buzz_mode: str, min_token: int) -> str:
         return f"buzz_mode must be one of {', '.join(BUZZ_MODES)}, got {buzz_mode!r}"
     if not isinstance(min_token, int) or isinstance(min_token, bool) or min_token < 0:
         return f"min_token must be an integer >= 0, got {min_token!r}"
-    if kind != "bot" and (buzz_mode != "autonomous" or min_token):
+    if kind != SeatKind.BOT and (buzz_mode != BuzzMode.AUTONOMOUS or min_token):
         return "buzz modes and min_token are for bot seats; a human seat buzzes itself"
     return ""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any
 
+from competition.vocabulary import MatchStatus, Phase
+
 from .clock import deadlines
 from .records import (
     Adjustment,
@@ -24,10 +26,6 @@ from .records import (
 from .specs import KINDS, BonusPartSpec, BonusSpec, MatchConfig, PlayerSpec, TeamSpec, TossupSpec, check_seat
 from .tokens import MediaToken, token_from_json
 
-# Phases: lobby → (reading ⇄ dead_time ⇄ answering/ruling) → bonus/bonus_ruling → between … → ended.
-LIVE_PHASES = ("reading", "dead_time")
-TOSSUP_PHASES = ("reading", "dead_time", "answering", "ruling")
-BONUS_PHASES = ("bonus", "bonus_ruling")
 SPEC_FIELDS = ("teams", "players", "tossups", "bonuses")
 # The ruling record: grows with the match, changes only when a ruling, adjustment or protest
 # happens (never on a word), so it is stored apart from the per-command live state.
@@ -187,8 +185,8 @@ class MatchState:
     tossups: list[TossupSpec]
     bonuses: list[BonusSpec]
     scores: dict[str, int]
-    status: str = "lobby"
-    phase: str = "lobby"
+    status: str = MatchStatus.LOBBY  # a MatchStatus (a plain string when read back from JSON)
+    phase: str = Phase.LOBBY  # a Phase (likewise)
     wpm: float = 200
     paused: bool = False
     paused_at: float | None = None
@@ -400,7 +398,7 @@ def new_match(
             raise ValueError(f"player {p.player_id} is on unknown team {p.team_id}")
     for kind in [t.kind for t in teams] + [p.kind for p in players]:
         if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     for p in players:
         if problem := check_seat(p.kind, p.buzz_mode, p.min_token):
             raise ValueError(f"player {p.player_id}: {problem}")

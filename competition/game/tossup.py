@@ -12,7 +12,15 @@ from bisect import bisect_right
 from dataclasses import replace
 from typing import Any
 
-from competition.vocabulary import BuzzMode, TossupOutcome
+from competition.vocabulary import (
+    LIVE_PHASES,
+    TOSSUP_PHASES,
+    BuzzMode,
+    Phase,
+    SeatKind,
+    TossupOutcome,
+    player_audience,
+)
 
 from .bonus import start_bonus
 from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
@@ -22,7 +30,7 @@ from .guards import current_tossup, require_running, score_table, seated_player
 from .proposals import close_proposals, divert_bot_buzz
 from .records import Candidate, WinningBuzz
 from .specs import PlayerSpec
-from .state import LIVE_PHASES, TOSSUP_PHASES, MatchState, TossupRun
+from .state import MatchState, TossupRun
 from .tokens import token_to_json, tokens_json
 
 RACE_RULE = (
@@ -66,7 +74,7 @@ def reveal_next(st: MatchState, due: float) -> str | dict[str, Any]:
         t.next_word_at = due + step
     else:
         t.next_word_at = None
-        st.phase = "dead_time"
+        st.phase = Phase.DEAD_TIME
         # After a last clue's reveal lockout, the room still gets its whole dead time to buzz.
         t.dead_deadline = max(due, t.lockout_until or due) + st.config.dead_time
     return token_to_json(token)
@@ -99,7 +107,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
     if cmd.question_id != t.question_id:
         raise RuleViolation("wrong_question")
     # A muted bot never races: its would-be buzz is logged whatever the others do.
-    muted = player.kind == "bot" and player.buzz_mode == BuzzMode.MUTED
+    muted = player.kind == SeatKind.BOT and player.buzz_mode == BuzzMode.MUTED
     if not muted and team_has_buzzed(t, player.team_id):
         raise RuleViolation("team_already_buzzed")
     if not muted and st.phase not in LIVE_PHASES:
@@ -133,7 +141,7 @@ def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
         cost=_cost(cmd.cost),
     )
     # The rules below judge the decided index, not the claim.
-    if player.kind == "bot":
+    if player.kind == SeatKind.BOT:
         preset = st.config.preset
         min_token = max(preset.min_token_for_bots, player.min_token)
         if token_index < min_token:
@@ -216,7 +224,7 @@ def decide_press_at(claimed: float | None, now: float, delay_bound: float) -> fl
 
 def can_race(player: PlayerSpec) -> bool:
     """Whether the seat's buzzes race (a muted bot's never do)."""
-    return player.kind != "bot" or player.buzz_mode != BuzzMode.MUTED
+    return player.kind != SeatKind.BOT or player.buzz_mode != BuzzMode.MUTED
 
 
 def team_has_buzzed(t: TossupRun, team_id: int) -> bool:
@@ -252,10 +260,10 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
         return pressed if c.release_at is None else max(pressed, c.release_at)
 
     def rank(c: Candidate) -> tuple[int, float, int, float, int]:
-        weight = 0 if c.kind == "human" else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
+        weight = 0 if c.kind == SeatKind.HUMAN else WEIGHT_RANK.get(c.weight_class, len(WEIGHT_RANK) + 1)
         # Same token, press and class: the cheaper guess wins; an undeclared cost ranks last. Only
         # bots declare one (a tablet claiming a cost gains nothing over another human).
-        cost = c.cost if c.kind == "bot" and c.cost is not None else math.inf
+        cost = c.cost if c.kind == SeatKind.BOT and c.cost is not None else math.inf
         return (c.token_index, press(c), weight, cost, c.player_id)
 
     candidates = sorted(t.candidates, key=rank)
@@ -282,7 +290,7 @@ def resolve_race(st: MatchState, at: float, ev: list[Event]) -> None:
         fully_read=t.revealed == count and t.revealed_at[-1] <= winner.accepted_at,
         answer_deadline=at + st.config.answer_window,
     )
-    st.phase = "answering"
+    st.phase = Phase.ANSWERING
     ev.append(
         Race(
             t.question_id, [_race_entry(c) for c in candidates], winner.player_id, RACE_RULE, eligible, at
@@ -318,7 +326,7 @@ def _race_entry(c: Candidate) -> dict[str, Any]:
 
 
 def buzz_lost(question_id: int, player_id: int, reason: str, margin: float | None = None) -> Event:
-    return BuzzLost(question_id, reason, margin).event(f"player:{player_id}")
+    return BuzzLost(question_id, reason, margin).event(player_audience(player_id))
 
 
 def end_tossup(

@@ -13,28 +13,38 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from competition.vocabulary import (
+    BONUS_PHASES,
+    PLAYER_PREFIX,
+    Audience,
+    MatchStatus,
+    Phase,
+    Ruling,
+    team_audience,
+)
 from scoring.rules import bonus_points
 
 from .commands import Event
+from .events import EventName
 from .records import Candidate
-from .state import BONUS_PHASES, MatchState
+from .state import MatchState
 from .tokens import tokens_json
 
-AUDIENCES = ("moderator", "all", "player:<id>")
+AUDIENCES = (Audience.MODERATOR, Audience.ALL, Audience.PLAYER)
 
 
 def event_audiences(audience: str, team_id: int | None = None) -> frozenset[str]:
     """The event audiences delivered to a connection whose view audience is ``audience``
     (``"moderator"``, ``"all"`` or ``"player:<id>"``; ``team_id``: that player's team).
     Raises ValueError for any other audience string."""
-    if audience == "moderator":
-        return frozenset({"all", "moderator"})
-    if audience == "all":
-        return frozenset({"all"})
-    if audience.startswith("player:"):
-        out = {"all", audience}
+    if audience == Audience.MODERATOR:
+        return frozenset({Audience.ALL, Audience.MODERATOR})
+    if audience == Audience.ALL:
+        return frozenset({Audience.ALL})
+    if audience.startswith(PLAYER_PREFIX):
+        out = {Audience.ALL, audience}
         if team_id is not None:
-            out.add(f"team:{team_id}")
+            out.add(team_audience(team_id))
         return frozenset(out)
     raise ValueError(f"unknown audience {audience!r}")
 
@@ -51,11 +61,11 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
     None if not seated. Raises ValueError for any other
     audience string.
     """
-    moderator = audience == "moderator"
+    moderator = audience == Audience.MODERATOR
     viewer: int | None = None
-    if audience.startswith("player:"):
-        viewer = int(audience.removeprefix("player:"))
-    elif audience not in ("moderator", "all"):
+    if audience.startswith(PLAYER_PREFIX):
+        viewer = int(audience.removeprefix(PLAYER_PREFIX))
+    elif audience not in (Audience.MODERATOR, Audience.ALL):
         raise ValueError(f"unknown audience {audience!r}")
     st = state
     seat = st.player(viewer) if viewer is not None else None
@@ -69,7 +79,7 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         # The pace between questions (None: the moderator advances) and, between questions, when
         # the next tossup starts (None: on the moderator's Next).
         "between_questions": st.between_questions,
-        "next_tossup_at": st.between_deadline if st.phase == "between" else None,
+        "next_tossup_at": st.between_deadline if st.phase == Phase.BETWEEN else None,
         "preset": st.config.preset.name,
         # The captain chooses own answer / consult the AI / abstain on each bonus part.
         "bonus_decisions": st.config.preset.bonus_decisions,
@@ -162,10 +172,10 @@ def _tossup_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] 
             "answerer_id": b.answerer_id,
         }
         # Others see a directed prompt once it is given; the moderator also the judge's suggestion.
-        given = moderator or st.phase == "answering"
+        given = moderator or st.phase == Phase.ANSWERING
         out["buzz"]["directed_prompt"] = b.directed_prompt if given else None
         if moderator:
-            waiting = st.phase == "ruling"
+            waiting = st.phase == Phase.RULING
             out["buzz"].update(
                 guess=b.guess if waiting else None,
                 verdict=b.verdict if waiting else None,
@@ -259,12 +269,12 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
         for team in v["teams"]:
             team["score"] = d["scores"].get(str(team["team_id"]), team["score"])
     match event.event:
-        case "team_added":
+        case EventName.TEAM_ADDED:
             v["teams"].append({"team_id": d["team_id"], "name": d["name"], "kind": d["kind"], "score": 0})
-        case "player_joined":
+        case EventName.PLAYER_JOINED:
             seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class", "buzz_mode", "min_token")}
             v["players"].append({"player_id": d["player_id"], **seat})
-        case "renamed":
+        case EventName.RENAMED:
             key, rows = ("team_id", v["teams"]) if d["team_id"] is not None else ("player_id", v["players"])
             for row in rows:
                 if row[key] == d[key]:
@@ -272,10 +282,10 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             you = v.get("you")
             if you and d["player_id"] == you["player_id"]:
                 you["name"] = d["name"]
-        case "match_started":
-            v["status"] = "running"
-        case "tossup_started":
-            v["phase"], v["bonus"], v["next_tossup_at"] = "reading", None, None
+        case EventName.MATCH_STARTED:
+            v["status"] = MatchStatus.RUNNING
+        case EventName.TOSSUP_STARTED:
+            v["phase"], v["bonus"], v["next_tossup_at"] = Phase.READING, None, None
             v["tossup"] = {
                 "index": d["index"],
                 "question_id": d["question_id"],
@@ -290,25 +300,25 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 v["tossup"]["racing"] = []
             if seated:
                 v["tossup"]["proposals"] = []
-        case "tossup_answer":
+        case EventName.TOSSUP_ANSWER:
             t.update({k: d[k] for k in ("answer_line", "power_index", "superpower_index")})
-        case "words":
+        case EventName.WORDS:
             t["words_revealed"][d["start"] :] = d["words"]
             if len(t["words_revealed"]) >= t["token_count"]:
-                v["phase"] = "dead_time"
-        case "buzz_received":
+                v["phase"] = Phase.DEAD_TIME
+        case EventName.BUZZ_RECEIVED:
             t["racing"] = sorted([*t["racing"], {k: d[k] for k in RECEIVED_FIELDS}], key=_racing_order)
-        case "race":
+        case EventName.RACE:
             t["racing"] = []
-        case "buzz_proposed":
+        case EventName.BUZZ_PROPOSED:
             t["proposals"].append(_proposal_entry(d))
-        case "proposal_closed":
+        case EventName.PROPOSAL_CLOSED:
             t["proposals"] = [p for p in t["proposals"] if p["player_id"] != d["player_id"]]
-        case "answer_delegated":
+        case EventName.ANSWER_DELEGATED:
             answerer = None if d["answerer_id"] == d["player_id"] else d["answerer_id"]
             t["buzz"].update(answerer_id=answerer, answer_deadline=d["answer_deadline"], prompts=0)
             t["buzz"]["directed_prompt"] = None
-        case "buzz":
+        case EventName.BUZZ:
             t["buzz"] = {
                 **{k: d[k] for k in ("player_id", "team_id", "kind", "token_index", "answer_deadline")},
                 "prompts": 0,
@@ -319,17 +329,17 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 t["buzz"].update(guess=None, verdict=None, reason=None)
             if d["team_id"] not in t["locked_teams"]:
                 t["locked_teams"].append(d["team_id"])
-            v["phase"] = "answering"
-        case "answer_given":
+            v["phase"] = Phase.ANSWERING
+        case EventName.ANSWER_GIVEN:
             t["buzz"].update({k: d[k] for k in ("guess", "verdict", "reason", "directed_prompt")})
-        case "awaiting_ruling":
+        case EventName.AWAITING_RULING:
             if "bonus_id" in d:
-                v["phase"], b["answer_deadline"] = "bonus_ruling", None
+                v["phase"], b["answer_deadline"] = Phase.BONUS_RULING, None
             else:
-                v["phase"], t["buzz"]["answer_deadline"] = "ruling", None
+                v["phase"], t["buzz"]["answer_deadline"] = Phase.RULING, None
                 if not moderator:
                     t["buzz"]["directed_prompt"] = None
-        case "prompt":
+        case EventName.PROMPT:
             t["buzz"].update(
                 prompts=t["buzz"]["prompts"] + 1,
                 directed_prompt=d["directed_prompt"],
@@ -337,8 +347,8 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             )
             if moderator:
                 t["buzz"].update(guess=None, verdict=None, reason=None)
-            v["phase"] = "answering"
-        case "buzz_ruled":
+            v["phase"] = Phase.ANSWERING
+        case EventName.BUZZ_RULED:
             keys = ("tossup_index", "question_id", "player_id", "team_id", "guess", "verdict", "ruling")
             entry = {k: d[k] for k in (*keys, "points", "token_index", "token_count", "at")}
             v["history"].append(
@@ -352,17 +362,17 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             )
             t["buzz"] = None
             v["phase"] = _reading_phase(t)
-        case "reading_resumed":
+        case EventName.READING_RESUMED:
             v["phase"] = _reading_phase(t)
-        case "tossup_ended":
+        case EventName.TOSSUP_ENDED:
             t.update(
                 {k: d[k] for k in ("outcome", "answer_line", "power_index", "superpower_index", "words")}
             )
             t["buzz"] = None
             if moderator:
                 t["racing"] = []
-            v["phase"] = "between"
-        case "bonus_started":
+            v["phase"] = Phase.BETWEEN
+        case EventName.BONUS_STARTED:
             v["next_tossup_at"] = None
             v["bonus"] = {
                 "bonus_id": d["bonus_id"],
@@ -378,9 +388,9 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             }
             if seated:
                 v["bonus"]["suggestions"] = []
-        case "bonus_answer_lines":
+        case EventName.BONUS_ANSWER_LINES:
             b["parts"] = [{**p, "result": None} for p in d["parts"]]
-        case "bonus_part":
+        case EventName.BONUS_PART:
             b.update(
                 part=d["part"],
                 answer_deadline=d["answer_deadline"],
@@ -393,20 +403,20 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             if not moderator:
                 part = {"part": d["part"], "text": d["text"], "value": d["value"], "result": None}
                 b["parts"] = [*b["parts"][: d["part"]], part]
-            v["phase"] = "bonus"
-        case "bonus_answer_given":
+            v["phase"] = Phase.BONUS
+        case EventName.BONUS_ANSWER_GIVEN:
             b["pending"] = {
                 k: d[k] for k in ("part", "player_id", "guess", "verdict", "reason", "directed_prompt")
             }
-        case "bonus_suggestion":
+        case EventName.BONUS_SUGGESTION:
             entry = {k: d[k] for k in ("player_id", "part", "guess", "confidence", "explanation")}
             b["suggestions"] = [*(x for x in b["suggestions"] if x["player_id"] != d["player_id"]), entry]
-        case "bonus_decision":
+        case EventName.BONUS_DECISION:
             b.update(decision=d["decision"], consulted=d["consulted"])
-        case "bonus_prompt":
+        case EventName.BONUS_PROMPT:
             b.update(pending=None, answer_deadline=d["answer_deadline"])
-            v["phase"] = "bonus"
-        case "bonus_part_ruled":
+            v["phase"] = Phase.BONUS
+        case EventName.BONUS_PART_RULED:
             part = b["parts"][d["part"]]
             result = {k: d[k] for k in ("part", "player_id", "guess", "ruling", "points")}
             part["result"] = {**result, "decision": d.get("decision", "")}
@@ -417,12 +427,12 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             v["history"].append(
                 {"kind": "bonus", **entry, "undone": False, "decision": d.get("decision", "")}
             )
-        case "bonus_ended":
+        case EventName.BONUS_ENDED:
             b.update(points=d["points"], pending=None, answer_deadline=None)
-            v["phase"] = "between"
-        case "paused":
+            v["phase"] = Phase.BETWEEN
+        case EventName.PAUSED:
             v["paused"] = True
-        case "resumed":
+        case EventName.RESUMED:
             v["paused"] = False
             if t is not None and t["buzz"] is not None and t["buzz"]["answer_deadline"] is not None:
                 t["buzz"]["answer_deadline"] += d["shift"]
@@ -432,16 +442,16 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 p["deadline"] += d["shift"]
             if v["next_tossup_at"] is not None:
                 v["next_tossup_at"] += d["shift"]
-        case "speed_changed":
+        case EventName.SPEED_CHANGED:
             v["wpm"] = d["wpm"]
-        case "pace_changed":
+        case EventName.PACE_CHANGED:
             v["between_questions"], v["next_tossup_at"] = d["between_questions"], d["next_tossup_at"]
-        case "between_questions":
-            v["phase"], v["next_tossup_at"] = "between", d["next_tossup_at"]
-        case "bonus_withdrawn":
+        case EventName.BETWEEN_QUESTIONS:
+            v["phase"], v["next_tossup_at"] = Phase.BETWEEN, d["next_tossup_at"]
+        case EventName.BONUS_WITHDRAWN:
             if b is not None and b["bonus_id"] == d["bonus_id"]:
                 v["bonus"] = None
-        case "ruling_corrected":
+        case EventName.RULING_CORRECTED:
             entry = v["history"][d["history_index"]]
             entry.update(ruling=d["ruling"], points=d["points"])
             if d["bonus_id"] is not None and b is not None and b["bonus_id"] == d["bonus_id"]:
@@ -451,29 +461,36 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 b["points"] += d["points"] - d["points_before"]
             if d["outcome"] is not None and t is not None and t["index"] == d["tossup_index"]:
                 t["outcome"] = d["outcome"]
-        case "ruling_undone":
+        case EventName.RULING_UNDONE:
             if d.get("history_index") is not None:
                 entry = v["history"][d["history_index"]]
                 entry["undone"] = True
                 # A wrong (or timed-out, no-penalty) buzz undone on the live tossup: that team may buzz again.
                 live = t is not None and t["outcome"] is None and t["index"] == entry["tossup_index"]
-                if entry["kind"] == "tossup" and entry["ruling"] != "correct" and live:
+                if entry["kind"] == "tossup" and entry["ruling"] != Ruling.CORRECT and live:
                     t["locked_teams"] = [x for x in t["locked_teams"] if x != entry["team_id"]]
                 # The correct buzz whose bonus is being read: the bonus goes with it (engine's undo).
                 earned = (
-                    t is not None and t["index"] == entry["tossup_index"] and entry["ruling"] == "correct"
+                    t is not None
+                    and t["index"] == entry["tossup_index"]
+                    and entry["ruling"] == Ruling.CORRECT
                 )
                 if entry["kind"] == "tossup" and earned and b is not None and v["phase"] in BONUS_PHASES:
-                    v["bonus"], v["phase"] = None, "between"
-        case "protest_marked":
+                    v["bonus"], v["phase"] = None, Phase.BETWEEN
+        case EventName.PROTEST_MARKED:
             if moderator:
                 v["protests"].append(dict(d))
-        case "protest_resolved":
+        case EventName.PROTEST_RESOLVED:
             if moderator:
                 resolved = {k: val for k, val in d.items() if k != "scores"}
                 v["protests"] = [resolved if p["protest_id"] == d["protest_id"] else p for p in v["protests"]]
-        case "match_ended":
-            v["status"], v["phase"], v["paused"], v["next_tossup_at"] = "ended", "ended", False, None
+        case EventName.MATCH_ENDED:
+            v["status"], v["phase"], v["paused"], v["next_tossup_at"] = (
+                MatchStatus.ENDED,
+                Phase.ENDED,
+                False,
+                None,
+            )
             if t is not None and t["buzz"] is not None:  # a buzz cut off by the end: nothing pending
                 t["buzz"].update({"guess": None, "verdict": None, "reason": None} if moderator else {})
                 if not moderator:
@@ -481,6 +498,6 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
     return v
 
 
-def _reading_phase(t: dict[str, Any]) -> str:
+def _reading_phase(t: dict[str, Any]) -> Phase:
     """After a ruling the tossup goes on: read on, or wait out the dead time if fully read."""
-    return "dead_time" if len(t["words_revealed"]) >= t["token_count"] else "reading"
+    return Phase.DEAD_TIME if len(t["words_revealed"]) >= t["token_count"] else Phase.READING

@@ -103,7 +103,7 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
     acked = {pid for pid, out in outcomes.items() if isinstance(out, services.Applied)}
     refused = {pid: out for pid, out in outcomes.items() if pid not in acked}
     assert all(
-        isinstance(e, game.RuleViolation) and e.reason == "team_already_buzzed" for e in refused.values()
+        isinstance(e, game.RuleViolation) and e.code == "team_already_buzzed" for e in refused.values()
     ), refused
     # One buzz per team gets in: the first teammate to take the lock.
     team_of = {p.id: p.team_id for p in players}

@@ -260,7 +260,7 @@ def test_nothing_to_undo_is_refused_and_stores_nothing(match):
     head = Match.objects.get(pk=match.pk).seq
     with pytest.raises(game.RuleViolation) as exc:
         run(match, game.Undo(), T0 + 0.05)
-    assert exc.value.reason == "nothing_to_undo"
+    assert exc.value.code == "nothing_to_undo"
     assert Match.objects.get(pk=match.pk).seq == head == len(log(match))
 
 
@@ -278,7 +278,7 @@ def test_adjust_changes_the_score_and_logs_the_reason(match):
     assert applied.seq == adj.seq and applied.events[-1]["actor"] == "moderator"
     with pytest.raises(game.RuleViolation) as exc:
         run(match, game.Adjust(999_999, 5, "nobody"), T0 + 0.06)
-    assert exc.value.reason == "unknown_team"
+    assert exc.value.code == "unknown_team"
     assert len(log(match, "points_adjusted")) == 1
 
 
@@ -569,7 +569,7 @@ def test_a_refused_bot_seat_stores_no_seat_and_no_event(match):
 def test_humans_still_join_only_in_the_lobby(match):
     with pytest.raises(game.RuleViolation) as err:
         run(match, game.SeatPlayer(9999, match.teams.get(name="Blue").id, "late"), T0 + 0.05)
-    assert err.value.reason == "bad_phase"
+    assert err.value.code == "bad_phase"
 
 
 # -- creating matches -----------------------------------------------------------------------
@@ -688,7 +688,7 @@ def test_a_refused_command_stores_nothing(match, who, token, reason):
             corrected_press_at=None,
             now=T0 + 0.45,
         )
-    assert exc.value.reason == reason
+    assert exc.value.code == reason
     after = Match.objects.get(pk=match.pk)
     assert (after.seq, after.state) == (before.seq, before.state)
     assert (len(log(match)), Buzz.objects.count()) == (n_events, n_buzzes)
@@ -700,7 +700,7 @@ def test_a_buzz_before_the_start_is_refused_and_stores_nothing():
     joined = Match.objects.get(pk=m.pk).seq  # one player_joined per seat
     with pytest.raises(game.RuleViolation) as exc:
         press(m, alice, 0, T0)
-    assert exc.value.reason == "not_live"
+    assert exc.value.code == "not_live"
     assert {e.event for e in log(m)} == {"player_joined"} and Match.objects.get(pk=m.pk).seq == joined == 3
 
 
@@ -711,7 +711,7 @@ def test_an_answer_out_of_turn_is_refused_and_records_no_verdict(match):
     head = Match.objects.get(pk=match.pk).seq
     with pytest.raises(game.RuleViolation) as exc:
         reply(match, p["bob"], "moby dick", T0 + 0.5)
-    assert exc.value.reason == "not_your_buzz"
+    assert exc.value.code == "not_your_buzz"
     assert Match.objects.get(pk=match.pk).seq == head
     assert Buzz.objects.get(match=match).verdict == ""
 

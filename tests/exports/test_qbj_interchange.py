@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from competition import exports, services
+from competition import exports, game, services
 from competition.interchange import import_tournament
 from competition.models import Competitor, Match, MatchEvent, Player, Team
 from formats import qbj
@@ -106,7 +106,7 @@ def test_the_examples_buzzes_lineups_and_bonuses_survive(db) -> None:
     assert {r.name for r in regs} == {"Lake Worth", "Lomax"}
     event = MatchEvent.objects.get(match=match)
     assert (event.event, event.payload["tournament"], event.payload["source"]) == (
-        exports.IMPORTED,
+        game.EventName.MATCH_IMPORTED,
         "Test Tournament",
         "test.qbj",
     )

@@ -214,6 +214,7 @@ def test_api_match_lists_human_teams_only(client: Client, match: Match) -> None:
     body = client.get(f"/api/match/{match.join_code.lower()}").json()
     assert body["name"] == "Friday" and body["status"] == "lobby"
     assert [(t["name"], t["kind"]) for t in body["teams"]] == [("Red", "human"), ("Blue", "human")]
+    assert [t["team_id"] for t in body["teams"]] == [match.teams.get(name=n).id for n in ("Red", "Blue")]
     missing = client.get("/api/match/ZZZZZZ")
     assert missing.status_code == 404
     assert missing.json()["code"] == "not_found" and missing.json()["message"]

@@ -136,7 +136,7 @@ def test_bad_delay_bound_is_refused_and_changes_nothing(bad):
     before = d.state.to_dict()
     with pytest.raises(RuleViolation) as err:
         d.do(Buzz(HUMAN_A, Q0, 3, delay_bound=bad), T0 + 3)
-    assert err.value.reason == "bad_value"
+    assert err.value.code == "bad_value"
     assert d.state.to_dict() == before
 
 

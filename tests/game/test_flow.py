@@ -323,4 +323,4 @@ def test_an_organiser_renames_a_team_and_a_seat_at_any_time():
     ]:
         with pytest.raises(RuleViolation) as exc:
             d.do(bad, T0 + 3)
-        assert exc.value.reason == reason
+        assert exc.value.code == reason

@@ -57,7 +57,7 @@ def refused(d: Driver, cmd, now: float) -> str:
     with pytest.raises(RuleViolation) as err:
         apply(d.state, cmd, now)
     assert d.state.to_dict() == before
-    return err.value.reason
+    return err.value.code
 
 
 def hybrid(**kw) -> Driver:
@@ -512,7 +512,7 @@ def test_seat_buzz_settings_are_checked():
     ):
         with pytest.raises(RuleViolation) as err:
             apply(state, cmd, T0)
-        assert err.value.reason == "bad_value"
+        assert err.value.code == "bad_value"
     _, events = apply(state, SeatPlayer(70, TEAM_A, "x", "bot", "mid", "semi_autonomous", 4), T0)
     assert events[0].data["buzz_mode"] == "semi_autonomous" and events[0].data["min_token"] == 4
     with pytest.raises(ValueError, match="buzz_mode"):

@@ -134,7 +134,7 @@ class Checker:
         try:
             new, events = apply(self.d.state, cmd, now)
         except RuleViolation as err:
-            self.refusals[err.reason] += 1
+            self.refusals[err.code] += 1
             assert self.d.state.to_dict() == before
             return
         assert self.d.state.to_dict() == before, f"{cmd} mutated its input"

@@ -214,7 +214,7 @@ def test_moderator_refusals(name, script, cmd, reason) -> None:
     before = d.state.to_dict()
     with pytest.raises(RuleViolation) as caught:
         d.do(cmd, T0 + 3.0 if not script else T0 + script[-1][0] + 0.3)
-    assert caught.value.reason == reason
+    assert caught.value.code == reason
     assert d.state.to_dict() == before
 
 
@@ -227,7 +227,7 @@ def test_lobby_refuses_replay_protest_reveal() -> None:
     for cmd, reason in ((ReplayTossup(), "not_live"), (Protest("x"), "not_live"), (Reveal(), "not_live")):
         with pytest.raises(RuleViolation) as caught:
             apply(st, cmd, T0)
-        assert caught.value.reason == reason
+        assert caught.value.code == reason
 
 
 @pytest.mark.parametrize(

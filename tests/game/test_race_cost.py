@@ -98,7 +98,7 @@ def test_a_bad_cost_is_refused_and_changes_nothing(cost):
     before = d.state.to_dict()
     with pytest.raises(RuleViolation) as err:
         apply(d.state, Buzz(BOT_1, Q0, 5, cost=cost), T0 + 5.01)
-    assert err.value.reason == "bad_value" and d.state.to_dict() == before
+    assert err.value.code == "bad_value" and d.state.to_dict() == before
 
 
 def test_a_human_claiming_a_cost_gains_nothing():

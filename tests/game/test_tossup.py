@@ -51,7 +51,7 @@ def refused(d: Driver, cmd, now: float) -> str:
     with pytest.raises(RuleViolation) as err:
         apply(d.state, cmd, now)
     assert d.state.to_dict() == before
-    return err.value.reason
+    return err.value.code
 
 
 def test_start_reveals_first_word_and_reads_at_preset_speed():

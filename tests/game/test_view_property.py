@@ -283,14 +283,14 @@ def test_a_seat_reaches_every_view_through_player_joined():
 def test_bad_seats_are_refused(cmd, reason):
     with pytest.raises(RuleViolation) as err:
         apply(make_state(), cmd, T0)
-    assert err.value.reason == reason
+    assert err.value.code == reason
 
 
 def test_no_human_seat_after_the_start_and_no_seat_after_the_end():
     started, _ = apply(make_state(), Start(), T0)
     with pytest.raises(RuleViolation) as err:
         apply(started, SeatPlayer(78, TEAM_A, "late"), T0 + 1)
-    assert err.value.reason == "bad_phase"
+    assert err.value.code == "bad_phase"
     # An organiser's bot joins a running match, on a human team, and every view follows.
     new, events = apply(started, SeatPlayer(79, TEAM_A, "robo", "bot", "mid"), T0 + 1)
     assert [e.event for e in events][-1] == "player_joined"
@@ -304,12 +304,12 @@ def test_no_human_seat_after_the_start_and_no_seat_after_the_end():
     for cmd in (AddTeam(90, "again"), AddTeam(91, "Late robots"), AddTeam(92, " ")):
         with pytest.raises(RuleViolation) as err:
             apply(seated, cmd, T0 + 1.7)
-        assert err.value.reason == "bad_value"
+        assert err.value.code == "bad_value"
     ended, _ = apply(seated, End(), T0 + 2)
     for cmd in (SeatPlayer(80, TEAM_A, "late bot", "bot", "light"), AddTeam(93, "Late")):
         with pytest.raises(RuleViolation) as err:
             apply(ended, cmd, T0 + 3)
-        assert err.value.reason == "bad_phase"
+        assert err.value.code == "bad_phase"
 
 
 def test_bot_buzz_in_its_reaction_delay_is_in_the_moderators_race_only():

@@ -18,6 +18,7 @@ from competition import services
 from competition.importers import import_demo_packet
 from competition.management.errors import command_error
 from competition.models import Match, QuestionSet
+from competition.vocabulary import SeatKind
 
 
 def question_set(packet: str) -> QuestionSet:
@@ -117,7 +118,7 @@ def describe(match: Match, base_url: str) -> dict[str, Any]:
         "teams": [{"team_id": t.id, "name": t.name, "kind": t.kind} for t in match.teams.order_by("id")],
         "bots": [
             {"name": p.name, "player_id": p.id, "team_id": p.team_id, "token": p.token}
-            for p in match.players.filter(kind="bot").order_by("id")
+            for p in match.players.filter(kind=SeatKind.BOT).order_by("id")
         ],
         "tossups": len(match.tossup_ids),
     }

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from competition import exports
+from competition.game import EventName
 from competition.models import Match, MatchEvent
 
 
@@ -53,7 +54,9 @@ class Command(BaseCommand):
         if every:
             rows = Match.objects.filter(status=Match.Status.ENDED).order_by("id")
             if tournament:
-                ids = MatchEvent.objects.filter(event=exports.IMPORTED, payload__tournament=tournament)
+                ids = MatchEvent.objects.filter(
+                    event=EventName.MATCH_IMPORTED, payload__tournament=tournament
+                )
                 rows = rows.filter(id__in=ids.values("match_id"))
             found = list(rows)
             if not found:

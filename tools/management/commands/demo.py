@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand
 
 from competition import botlaunch
 from competition.management.commands import create_match
+from competition.vocabulary import SeatKind
 from tools import launcher
 from tools.management.commands import serve
 
@@ -95,7 +96,7 @@ class Command(BaseCommand):
             config={"wpm": opts["wpm"], "auto_rule": opts["auto_rule"]},
         )
         if bot.guesser:  # the server's bot supervisor starts it once the server listens
-            seat = match.players.get(kind="bot")
+            seat = match.players.get(kind=SeatKind.BOT)
             botlaunch.launch(match=match, player_id=seat.id, guesser=bot.guesser)
         info = create_match.describe(match, served.public_url)
         self.stdout.write(

@@ -23,10 +23,12 @@ from buzzer.bots.replay import RecordedBuzz, ReplayFileError, ReplayGuesser, loa
 from buzzer.bots.tfidf import RECOMMENDED_MIN_TOKENS, RECOMMENDED_THRESHOLD
 from competition import services
 from competition.botlaunch import QBREADER
+from competition.game import EventName
 from competition.importers import DEMO_PACKET, FORMATS, QuestionFileError, detect_format, import_file
 from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, BonusPartResult, Buzz, Match, Packet, QuestionSet, Tossup
+from competition.vocabulary import BuzzLogRuling, SeatKind
 from formats.errors import FormatError
 from irt.models import Fit
 from irt.pipeline import identity_key
@@ -162,7 +164,7 @@ class Command(BaseCommand):
                         captain=captain,
                     )
                 )
-            bot_tokens = dict(match.players.filter(kind="bot").values_list("name", "token"))
+            bot_tokens = dict(match.players.filter(kind=SeatKind.BOT).values_list("name", "token"))
             bots_to_run = []
             if guesser is not None:
                 bots_to_run.append((guesser, bot_tokens[opts["bot"]]))
@@ -323,7 +325,7 @@ class Command(BaseCommand):
         played: set[int] = set()
 
         def count(msg: dict[str, Any]) -> None:
-            if msg["event"] == "tossup_ended":
+            if msg["event"] == EventName.TOSSUP_ENDED:
                 played.add(msg["data"]["question_id"])
                 bar.update(len(played) - bar.n)
 
@@ -367,7 +369,7 @@ class Command(BaseCommand):
         scores = match.state.get("scores", {})
         scoreboard = {teams[int(k)]: v for k, v in scores.items()}
         bonus_points = {name: 0 for name in teams.values()}
-        for r in BonusPartResult.objects.filter(match=match).exclude(ruling="undone"):
+        for r in BonusPartResult.objects.filter(match=match).exclude(ruling=BuzzLogRuling.UNDONE):
             bonus_points[teams[r.team_id]] += r.points
         buzzes = [
             {
@@ -420,7 +422,7 @@ class Command(BaseCommand):
             }
             for i in fit.items.all()
         ]
-        races = [e["data"] for e in events if e["event"] == "race"]
+        races = [e["data"] for e in events if e["event"] == EventName.RACE]
         external = dict(Tossup.objects.filter(id__in=match.tossup_ids).values_list("id", "external_id"))
         played = [{"question_id": i, "external_id": external[i]} for i in match.tossup_ids]
         return {

@@ -28,6 +28,7 @@ from competition.importers import QuestionFileError, import_file
 from competition.management import progress
 from competition.management.errors import command_error
 from competition.models import Bonus, Match, QuestionSet, Tossup, Tournament, TournamentGame
+from competition.vocabulary import SeatKind
 from formats import qbj as qbjfmt
 from irt.models import Fit
 from tools import launcher
@@ -110,7 +111,7 @@ class Command(BaseCommand):
         skills = {
             s.name: HUMANS.skill(rng)
             for t in tournament.teams.all()
-            for s in t.seats.filter(kind="human").order_by("id")
+            for s in t.seats.filter(kind=SeatKind.HUMAN).order_by("id")
         }
         procs: list[Any] = []
         try:
@@ -243,7 +244,7 @@ class Command(BaseCommand):
         for seat in g["seats"]:
             by_team.setdefault(seat["team_id"], []).append(seat)
         for members in by_team.values():
-            humans = [s for s in members if s["kind"] == "human"]
+            humans = [s for s in members if s["kind"] == SeatKind.HUMAN]
             team_skill = max(skills[s["name"]] for s in humans) if humans else 0.0
             for i, seat in enumerate(humans):
                 sim = SimPlayer(
@@ -258,7 +259,7 @@ class Command(BaseCommand):
                 )
                 tasks.append(asyncio.create_task(sim.run(), name=seat["name"]))
             for seat in members:
-                if seat["kind"] == "bot" and guesser is not None:
+                if seat["kind"] == SeatKind.BOT and guesser is not None:
                     bot = run_bot(
                         f"{url}/play/?token={seat['token']}",
                         guesser,
