@@ -246,8 +246,9 @@ class _Bot:
             if p.get("kind") == "human" and p.get("team_id") == self.team_id
         }
         data = state.get("tossup")
-        if not data or data.get("question_id") is None or data.get("outcome") is not None:
-            self.tossup = None  # no tossup, or it has ended (answer revealed)
+        over = state.get("status") == "ended"
+        if over or not data or data.get("question_id") is None or data.get("outcome") is not None:
+            self.tossup = None  # no tossup, or it has ended (answer revealed), or the match has
         else:
             tossup = self.tossup
             if tossup is None or tossup.question_id != data["question_id"]:
@@ -266,16 +267,22 @@ class _Bot:
             self.tossup = tossup
             if buzz and buzz.get("player_id") == self.player_id:
                 tossup.team_locked = True
+            # Ours to answer (our buzz, or one the moderator delegated to us) and not yet answered:
+            # the answer was lost with the old connection. In phase ruling it waits for the moderator.
+            answerer = buzz and (buzz.get("answerer_id") or buzz.get("player_id"))
+            if answerer is not None and answerer == self.player_id and state.get("phase") == "answering":
                 await self.answer(tossup)
             self.new_words.set()
         bonus = state.get("bonus") or {}
+        # A snapshot keeps the last bonus until the next tossup: ours only while it is being read.
         mine = bonus.get("team_id") is not None and bonus.get("team_id") == self.team_id
+        mine = mine and state.get("phase") in ("bonus", "bonus_ruling")  # not "ended": cut off
         self.bonus = (bonus.get("bonus_id"), bonus.get("leadin", "")) if mine else None
         if mine and state.get("phase") == "bonus":  # a part is open: our answer may have been lost
             for entry in bonus.get("parts") or []:
                 if entry.get("part") == bonus.get("part") and entry.get("result") is None:
                     self.spawn(self.answer_bonus(self._bonus_part(entry)))
-        return state.get("status") == "ended"
+        return over
 
     async def on_event(self, name: str, data: dict[str, Any]) -> bool:
         """Handle one event; return True when the match is over."""
@@ -326,6 +333,16 @@ class _Bot:
             if data.get("ruling") != "correct":  # the other team may still buzz, even after the last word
                 tossup.buzz_open = True
                 self.new_words.set()
+        elif (
+            name == "ruling_undone"
+            and tossup is not None
+            and data.get("question_id") == tossup.question_id
+            and data.get("team_id") == self.team_id
+        ):
+            # Our ruling on the live tossup undone (never a correct one: that ended the tossup):
+            # the team may buzz again.
+            tossup.team_locked = False
+            self.new_words.set()
         elif name == "reading_resumed" and tossup is not None:
             tossup.buzz_open = True
             self.new_words.set()
@@ -358,7 +375,10 @@ class _Bot:
             "bonus_withdrawn",
         ):  # withdrawn: its tossup's ruling was undone or corrected
             self.bonus = None
-        return name == "match_ended"
+        elif name == "match_ended":  # whatever was being read is cut off
+            self.tossup, self.bonus = None, None
+            return True
+        return False
 
     def _bonus_part(self, data: dict[str, Any]) -> BonusPart:
         """A part of our open bonus from a ``bonus_part`` event or a snapshot's part entry."""
