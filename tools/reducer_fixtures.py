@@ -352,10 +352,10 @@ def hybrid_seats() -> Recorder:
         "qanta26 with bot seats on the human teams: a semi-autonomous bot's buzz declined, "
         "proposed again through a pause and confirmed by the moderator; a muted bot's buzz; the "
         "captain consults the AI, abstains and answers on the bonus parts; a proposal that "
-        "lapses; an answer delegated to the team's AI, reverted and delegated again; a consult "
-        "the judge cannot decide; a proposal closed by the end of its tossup.",
+        "lapses; an answer delegated to the team's AI, reverted and delegated again, then prompted; a "
+        "consult the judge cannot decide; a proposal closed by the end of its tossup.",
         match("qanta26", tossups=3, bonuses=3, hybrid=True, collection_window=0.0),
-        ["moderator", "all", f"player:{ANN}", f"player:{SEMI}", f"player:{BEA}"],
+        ["moderator", "all", f"player:{ANN}", f"player:{SEMI}", f"player:{BEA}", f"player:{AUTO}"],
     )
     r.do(Start(), 0)
     r.do(Buzz(SEMI, 100, 1), 1.2, "buzz_proposed")
@@ -388,7 +388,10 @@ def hybrid_seats() -> Recorder:
     r.check("answer delegated")
     r.do(Delegate(None), 16.5, "answer_delegated")
     r.do(Delegate(AUTO), 17, "answer_delegated")
-    r.do(Answer(AUTO, 101, "Bohr", "accept"), 18)
+    r.do(Answer(AUTO, 101, "Bohr", "prompt"), 17.5)
+    r.do(Rule("prompt", "Which Bohr?"), 17.8, "prompt")  # to the delegate, who answers again
+    r.check("the delegate prompted")
+    r.do(Answer(AUTO, 101, "Niels Bohr", "accept"), 18)
     r.do(Rule("accept"), 18.5, "buzz_ruled bonus_started")
     r.do(BonusSuggestion(AUTO, 501, 0, "Bohr", 0.4, "a guess"), 19, "bonus_suggestion")
     r.do(BonusSuggestion(AUTO, 501, 0, "Niels Bohr", 0.6, "a better guess"), 19.5, "bonus_suggestion")

@@ -73,6 +73,7 @@ class _Tossup:
     buzz_open: bool = True  # False while anyone's buzz waits for its ruling
     buzz_sent: bool = False  # our buzz is in flight and not yet answered by a buzz event or error
     answer: str = ""  # the guess that made us buzz; reused for prompts
+    answerer: Any = None  # the seat answering the buzz: the buzzer, or the bot the moderator delegated to
 
     def revealed(self) -> int:
         """Number of contiguous revealed tokens from index 0."""
@@ -267,10 +268,14 @@ class _Bot:
             self.tossup = tossup
             if buzz and buzz.get("player_id") == self.player_id:
                 tossup.team_locked = True
+            tossup.answerer = buzz and (buzz.get("answerer_id") or buzz.get("player_id"))
             # Ours to answer (our buzz, or one the moderator delegated to us) and not yet answered:
             # the answer was lost with the old connection. In phase ruling it waits for the moderator.
-            answerer = buzz and (buzz.get("answerer_id") or buzz.get("player_id"))
-            if answerer is not None and answerer == self.player_id and state.get("phase") == "answering":
+            if (
+                self.player_id is not None
+                and tossup.answerer == self.player_id
+                and state.get("phase") == "answering"
+            ):
                 await self.answer(tossup)
             self.new_words.set()
         bonus = state.get("bonus") or {}
@@ -306,6 +311,7 @@ class _Bot:
             self.new_words.set()
         elif name == "buzz" and tossup is not None and data.get("question_id") == tossup.question_id:
             tossup.buzz_open, tossup.buzz_sent = False, False
+            tossup.answerer = data.get("player_id")
             if data.get("team_id") == self.team_id:
                 tossup.team_locked = True
             if data.get("player_id") == self.player_id:
@@ -316,14 +322,16 @@ class _Bot:
             and tossup is not None
             and data.get("question_id") == tossup.question_id
         ):
-            if data.get("answerer_id") == self.player_id:
+            tossup.answerer = data.get("answerer_id")
+            if tossup.answerer == self.player_id:
                 await self.answer(tossup)  # the moderator gave us the answer (a teammate's, or ours back)
         elif name == "player_joined" and data.get("kind") == "human" and data.get("team_id") == self.team_id:
             self.humans.add(data.get("player_id"))
         elif name == "buzz_lost" and tossup is not None and data.get("question_id") == tossup.question_id:
             tossup.buzz_sent = False  # our buzz lost the race or was dropped; later words may earn another
-        elif name == "prompt" and tossup is not None and data.get("player_id") == self.player_id:
-            await self.answer(tossup)
+        elif name == "prompt" and tossup is not None and data.get("question_id") == tossup.question_id:
+            if tossup.answerer == self.player_id:  # the prompt names the buzzer, not a delegate
+                await self.answer(tossup)
         elif name == "buzz_ruled" and tossup is not None and data.get("question_id") == tossup.question_id:
             if data.get("player_id") == self.player_id:
                 outcome = "correct" if data.get("ruling") == "correct" else "wrong"

@@ -22,6 +22,8 @@ import pytest
 from tossup_bot import Guess, Guesser
 from tossup_bot.client import _Bot, _Tossup
 
+from competition.game import Event, apply_event
+
 from .streams import differences, stream_viewers, walk
 
 
@@ -52,6 +54,10 @@ def bot_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "bonus": {"bonus_id": b["bonus_id"], "leadin": b["leadin"]} if bonus_open else None,
         "ended": snapshot["status"] == "ended",
     }
+
+
+# The events after which an answer is awaited anew: a buzz won, a prompt, a delegation (or its revert).
+OPENS_AN_ANSWER = ("buzz", "prompt", "answer_delegated")
 
 
 def answers_on_connect(snapshot: dict[str, Any]) -> int:
@@ -130,12 +136,18 @@ async def test_the_sdk_reducer_holds_what_every_checkpoint_means_for_the_bot(str
     first, steps = walk(stream, audience)
     bot, ended = await connect(first, 0)
     assert held(bot, ended) == bot_view(first), differences(held(bot, ended), bot_view(first))
+    seen = first  # the viewer's view after each event, by the engine's reducer (checked in test_view_reducer)
     checked = 0
     for step in steps:
         for e in step.events:
+            before = len(bot.ws.frames)
             ended = await bot.on_frame(
                 {"type": "event", "seq": e["seq"], "event": e["event"], "data": e["data"]}
             )
+            seen = apply_event(seen, Event(e["event"], e["data"], e["audience"]))
+            answers = [f for f in bot.ws.frames[before:] if f["type"] == "answer"]
+            must = e["event"] in OPENS_AN_ANSWER and answers_on_connect(seen) == 1
+            assert len(answers) == must, (step.label, e, "the bot answers when it is its to answer", answers)
         await settle(bot)
         want = bot_view(step.snapshot)
         assert held(bot, ended) == want, (step.label, step.names(), differences(held(bot, ended), want))
