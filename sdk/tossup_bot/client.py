@@ -249,7 +249,7 @@ class _Bot:
         data = state.get("tossup")
         over = state.get("status") == "ended"
         if over or not data or data.get("question_id") is None or data.get("outcome") is not None:
-            self.tossup = None  # no tossup, or it has ended (answer revealed), or the match has
+            self.tossup = None  # no tossup, it has ended (answer revealed), or the match is over
         else:
             tossup = self.tossup
             if tossup is None or tossup.question_id != data["question_id"]:
@@ -268,7 +268,7 @@ class _Bot:
             self.tossup = tossup
             if buzz and buzz.get("player_id") == self.player_id:
                 tossup.team_locked = True
-            tossup.answerer = buzz and (buzz.get("answerer_id") or buzz.get("player_id"))
+            tossup.answerer = (buzz.get("answerer_id") or buzz.get("player_id")) if buzz else None
             # Ours to answer (our buzz, or one the moderator delegated to us) and not yet answered:
             # the answer was lost with the old connection. In phase ruling it waits for the moderator.
             if (
