@@ -73,6 +73,7 @@ class _Tossup:
     buzz_open: bool = True  # False while anyone's buzz waits for its ruling
     buzz_sent: bool = False  # our buzz is in flight and not yet answered by a buzz event or error
     answer: str = ""  # the guess that made us buzz; reused for prompts
+    answerer: Any = None  # the seat answering the buzz: the buzzer, or the bot the moderator delegated to
 
     def revealed(self) -> int:
         """Number of contiguous revealed tokens from index 0."""
@@ -246,8 +247,9 @@ class _Bot:
             if p.get("kind") == "human" and p.get("team_id") == self.team_id
         }
         data = state.get("tossup")
-        if not data or data.get("question_id") is None or data.get("outcome") is not None:
-            self.tossup = None  # no tossup, or it has ended (answer revealed)
+        over = state.get("status") == "ended"
+        if over or not data or data.get("question_id") is None or data.get("outcome") is not None:
+            self.tossup = None  # no tossup, it has ended (answer revealed), or the match is over
         else:
             tossup = self.tossup
             if tossup is None or tossup.question_id != data["question_id"]:
@@ -266,16 +268,26 @@ class _Bot:
             self.tossup = tossup
             if buzz and buzz.get("player_id") == self.player_id:
                 tossup.team_locked = True
+            tossup.answerer = (buzz.get("answerer_id") or buzz.get("player_id")) if buzz else None
+            # Ours to answer (our buzz, or one the moderator delegated to us) and not yet answered:
+            # the answer was lost with the old connection. In phase ruling it waits for the moderator.
+            if (
+                self.player_id is not None
+                and tossup.answerer == self.player_id
+                and state.get("phase") == "answering"
+            ):
                 await self.answer(tossup)
             self.new_words.set()
         bonus = state.get("bonus") or {}
+        # A snapshot keeps the last bonus until the next tossup: ours only while it is being read.
         mine = bonus.get("team_id") is not None and bonus.get("team_id") == self.team_id
+        mine = mine and state.get("phase") in ("bonus", "bonus_ruling")  # not "ended": cut off
         self.bonus = (bonus.get("bonus_id"), bonus.get("leadin", "")) if mine else None
         if mine and state.get("phase") == "bonus":  # a part is open: our answer may have been lost
             for entry in bonus.get("parts") or []:
                 if entry.get("part") == bonus.get("part") and entry.get("result") is None:
                     self.spawn(self.answer_bonus(self._bonus_part(entry)))
-        return state.get("status") == "ended"
+        return over
 
     async def on_event(self, name: str, data: dict[str, Any]) -> bool:
         """Handle one event; return True when the match is over."""
@@ -299,6 +311,7 @@ class _Bot:
             self.new_words.set()
         elif name == "buzz" and tossup is not None and data.get("question_id") == tossup.question_id:
             tossup.buzz_open, tossup.buzz_sent = False, False
+            tossup.answerer = data.get("player_id")
             if data.get("team_id") == self.team_id:
                 tossup.team_locked = True
             if data.get("player_id") == self.player_id:
@@ -309,14 +322,16 @@ class _Bot:
             and tossup is not None
             and data.get("question_id") == tossup.question_id
         ):
-            if data.get("answerer_id") == self.player_id:
+            tossup.answerer = data.get("answerer_id")
+            if tossup.answerer == self.player_id:
                 await self.answer(tossup)  # the moderator gave us the answer (a teammate's, or ours back)
         elif name == "player_joined" and data.get("kind") == "human" and data.get("team_id") == self.team_id:
             self.humans.add(data.get("player_id"))
         elif name == "buzz_lost" and tossup is not None and data.get("question_id") == tossup.question_id:
             tossup.buzz_sent = False  # our buzz lost the race or was dropped; later words may earn another
-        elif name == "prompt" and tossup is not None and data.get("player_id") == self.player_id:
-            await self.answer(tossup)
+        elif name == "prompt" and tossup is not None and data.get("question_id") == tossup.question_id:
+            if tossup.answerer == self.player_id:  # the prompt names the buzzer, not a delegate
+                await self.answer(tossup)
         elif name == "buzz_ruled" and tossup is not None and data.get("question_id") == tossup.question_id:
             if data.get("player_id") == self.player_id:
                 outcome = "correct" if data.get("ruling") == "correct" else "wrong"
@@ -326,6 +341,16 @@ class _Bot:
             if data.get("ruling") != "correct":  # the other team may still buzz, even after the last word
                 tossup.buzz_open = True
                 self.new_words.set()
+        elif (
+            name == "ruling_undone"
+            and tossup is not None
+            and data.get("question_id") == tossup.question_id
+            and data.get("team_id") == self.team_id
+        ):
+            # Our ruling on the live tossup undone (never a correct one: that ended the tossup):
+            # the team may buzz again.
+            tossup.team_locked = False
+            self.new_words.set()
         elif name == "reading_resumed" and tossup is not None:
             tossup.buzz_open = True
             self.new_words.set()
@@ -358,7 +383,10 @@ class _Bot:
             "bonus_withdrawn",
         ):  # withdrawn: its tossup's ruling was undone or corrected
             self.bonus = None
-        return name == "match_ended"
+        elif name == "match_ended":  # whatever was being read is cut off
+            self.tossup, self.bonus = None, None
+            return True
+        return False
 
     def _bonus_part(self, data: dict[str, Any]) -> BonusPart:
         """A part of our open bonus from a ``bonus_part`` event or a snapshot's part entry."""

@@ -114,8 +114,11 @@ async def play(
 
 
 def snapshot(tossup: dict[str, Any] | None = None, seq: int = 0, status: str = "running") -> str:
+    # The phase as the server's view gives it: a granted buzz is being answered.
+    phase = "ended" if status == "ended" else "answering" if tossup and tossup.get("buzz") else "reading"
     state = {
         "status": status,
+        "phase": phase,
         "you": {"player_id": ME, "team_id": MY_TEAM},
         "tossup": tossup,
         "bonus": None,

@@ -204,7 +204,29 @@ export class MatchSocket {
   }
 }
 
-/** The page's copy of the match, built from a snapshot `state` (PROTOCOL.md "Views"). */
+const BONUS_PHASES = ["bonus", "bonus_ruling"];
+
+/** A buzz as the model keeps it: the guess, verdict and reason are the moderator's (null for others). */
+function buzzModel(b) {
+  return {
+    player_id: b.player_id,
+    team_id: b.team_id,
+    kind: b.kind,
+    token_index: b.token_index,
+    answer_deadline: b.answer_deadline ?? null,
+    prompts: b.prompts || 0,
+    answerer_id: b.answerer_id ?? null,
+    directed_prompt: b.directed_prompt ?? null,
+    guess: b.guess ?? null,
+    verdict: b.verdict ?? null,
+    reason: b.reason ?? null,
+  };
+}
+
+/**
+ * The page's copy of the match, built from a snapshot `state` (PROTOCOL.md "Views"). applyEvent keeps
+ * it equal to the model of a fresh snapshot (tests/contract/match_reducer.test.mjs).
+ */
 export function modelFromSnapshot(state) {
   const t = state.tossup;
   const b = state.bonus;
@@ -218,11 +240,13 @@ export function modelFromSnapshot(state) {
     betweenQuestions: state.between_questions ?? null,
     nextTossupAt: state.next_tossup_at ?? null,
     teams: (state.teams || []).map((x) => ({ ...x })),
-    players: state.players || [],
+    players: (state.players || []).map((p) => ({ ...p })),
     tossupCount: state.tossup_count || 0,
     bonusDecisions: !!state.bonus_decisions,
     match: state.match || {},
-    you: state.you || null,
+    you: state.you ? { ...state.you } : null,
+    // The moderator's view (the only one with protests) sees the pending guess and the judge's verdict.
+    moderator: Array.isArray(state.protests),
     tossup: t
       ? {
           index: t.index,
@@ -231,7 +255,7 @@ export function modelFromSnapshot(state) {
           words: [...(t.words_revealed || [])],
           category: t.category || "",
           locked_teams: [...(t.locked_teams || [])],
-          buzz: t.buzz ? { ...t.buzz } : null,
+          buzz: t.buzz ? buzzModel(t.buzz) : null,
           answer_line: t.answer_line ?? null,
           outcome: t.outcome ?? null,
           proposals: (t.proposals || []).map((p) => ({ ...p })),
@@ -243,11 +267,12 @@ export function modelFromSnapshot(state) {
           team_id: b.team_id,
           leadin: b.leadin || "",
           part: b.part,
-          parts: (b.parts || []).map((p) => ({ ...p })),
+          parts: (b.parts || []).map((p) => ({ ...p, result: p.result ? { ...p.result } : null })),
           answer_deadline: b.answer_deadline ?? null,
-          pending: b.pending || null,
+          pending: b.pending ? { ...b.pending } : null,
           points: b.points || 0,
-          ended: false,
+          // A snapshot keeps the last bonus until the next tossup: it is over unless a part is open or ruled.
+          ended: !BONUS_PHASES.includes(state.phase),
           decision: b.decision || "",
           consulted: b.consulted ?? null,
           suggestions: (b.suggestions || []).map((x) => ({ ...x })),
@@ -263,14 +288,20 @@ function setScores(m, scores) {
   }
 }
 
+/** After a ruling the tossup goes on: read on, or wait out the dead time if fully read. */
+function readingPhase(t) {
+  return t.words.length >= t.token_count ? "dead_time" : "reading";
+}
+
 /**
- * Apply one event to the model in place. Returns "resync" when the event changes state in
- * ways only the server can recompute (an undone or corrected ruling unlocks teams, reverts
- * parts, changes the history the recaps show).
+ * Apply one event to the model in place (the mirror of competition.game.apply_event). Returns
+ * "resync" when the event changes state in ways only the server can recompute (an undone or
+ * corrected ruling unlocks teams, reverts parts, changes the history the recaps show).
  */
 export function applyEvent(m, type, d) {
   setScores(m, d.scores);
   const t = m.tossup;
+  const b = m.bonus;
   switch (type) {
     case "team_added":
       if (!m.teams.some((x) => x.team_id === d.team_id)) {
@@ -282,6 +313,12 @@ export function applyEvent(m, type, d) {
         m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class, buzz_mode: d.buzz_mode, min_token: d.min_token });
       }
       break;
+    case "renamed": {
+      const [key, rows] = d.team_id != null ? ["team_id", m.teams] : ["player_id", m.players];
+      for (const row of rows) if (row[key] === d[key]) row.name = d.name;
+      if (m.you && d.player_id != null && m.you.player_id === d.player_id) m.you.name = d.name;
+      break;
+    }
     case "match_started":
       m.status = "running";
       break;
@@ -300,15 +337,12 @@ export function applyEvent(m, type, d) {
     case "words":
       if (t && t.question_id === d.question_id) {
         d.words.forEach((w, k) => { t.words[d.start + k] = w; });
+        if (t.words.length >= t.token_count) m.phase = "dead_time";
       }
       break;
     case "buzz":
-      // Seats taken after this page's snapshot are known from their first buzz.
-      if (!m.players.some((p) => p.player_id === d.player_id)) {
-        m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.player, kind: d.kind });
-      }
       if (t) {
-        t.buzz = { ...d, guess: null, verdict: null, prompts: 0, directed_prompt: null };
+        t.buzz = buzzModel(d);
         if (!t.locked_teams.includes(d.team_id)) t.locked_teams.push(d.team_id);
       }
       m.phase = "answering";
@@ -324,31 +358,32 @@ export function applyEvent(m, type, d) {
     case "answer_delegated":
       if (t && t.buzz) Object.assign(t.buzz, { answerer_id: d.answerer_id === d.player_id ? null : d.answerer_id, answer_deadline: d.answer_deadline, prompts: 0, directed_prompt: null });
       break;
-    case "answer_given":
+    case "answer_given": // to the moderator; awaiting_ruling (to all) stops the clock
       if (t && t.buzz) Object.assign(t.buzz, { guess: d.guess, verdict: d.verdict, reason: d.reason, directed_prompt: d.directed_prompt });
-      m.phase = "ruling";
       break;
     case "prompt":
-      if (t && t.buzz) Object.assign(t.buzz, { directed_prompt: d.directed_prompt, answer_deadline: d.answer_deadline, prompts: (t.buzz.prompts || 0) + 1, guess: null, verdict: null, reason: null });
+      if (t && t.buzz) Object.assign(t.buzz, { directed_prompt: d.directed_prompt, answer_deadline: d.answer_deadline, prompts: t.buzz.prompts + 1, guess: null, verdict: null, reason: null });
       m.phase = "answering";
       break;
     case "buzz_ruled":
       if (t) {
         t.buzz = null;
-        t.last_ruling = d;
-        m.phase = t.words.length >= t.token_count ? "dead_time" : "reading";
+        m.phase = readingPhase(t);
       }
       break;
     case "reading_resumed":
-      if (t) m.phase = t.words.length >= t.token_count ? "dead_time" : "reading";
+      if (t) m.phase = readingPhase(t);
       break;
     case "awaiting_ruling":
       // The clock stops for the moderator's ruling (guess and verdict go to the moderator only).
       if (d.bonus_id != null) {
-        if (m.bonus) m.bonus.answer_deadline = null;
+        if (b) b.answer_deadline = null;
         m.phase = "bonus_ruling";
       } else {
-        if (t && t.buzz) t.buzz.answer_deadline = null;
+        if (t && t.buzz) {
+          t.buzz.answer_deadline = null;
+          if (!m.moderator) t.buzz.directed_prompt = null; // others see a prompt only while it is answered
+        }
         m.phase = "ruling";
       }
       break;
@@ -359,54 +394,55 @@ export function applyEvent(m, type, d) {
     case "bonus_started":
       m.phase = "bonus";
       m.nextTossupAt = null;
+      // part -1 until its first bonus_part, which the same command sends.
       m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false, decision: "", consulted: null, suggestions: [] };
       break;
     case "bonus_answer_lines":
-      if (m.bonus) m.bonus.parts = d.parts.map((p) => ({ ...p, result: null }));
+      if (b) b.parts = d.parts.map((p) => ({ ...p, result: null }));
       break;
     case "bonus_part":
-      if (m.bonus) {
-        m.bonus.part = d.part;
-        m.bonus.parts[d.part] = { ...(m.bonus.parts[d.part] || {}), part: d.part, text: d.text, value: d.value, result: null };
-        m.bonus.answer_deadline = d.answer_deadline;
-        m.bonus.pending = null;
-        Object.assign(m.bonus, { decision: "", consulted: null, suggestions: [] });
+      if (b) {
+        b.part = d.part;
+        b.parts[d.part] = { ...(b.parts[d.part] || {}), part: d.part, text: d.text, value: d.value, result: null };
+        Object.assign(b, { answer_deadline: d.answer_deadline, pending: null, decision: "", consulted: null, suggestions: [] });
       }
       m.phase = "bonus";
       break;
     case "bonus_suggestion": // the team's AI on the open part (this team and the moderator)
-      if (m.bonus) {
+      if (b) {
         const s = { player_id: d.player_id, part: d.part, guess: d.guess, confidence: d.confidence, explanation: d.explanation };
-        m.bonus.suggestions = [...m.bonus.suggestions.filter((x) => x.player_id !== d.player_id), s];
+        b.suggestions = [...b.suggestions.filter((x) => x.player_id !== d.player_id), s];
       }
       break;
     case "bonus_decision":
-      if (m.bonus) Object.assign(m.bonus, { decision: d.decision, consulted: d.consulted });
+      if (b) Object.assign(b, { decision: d.decision, consulted: d.consulted });
       break;
-    case "bonus_answer_given":
-      if (m.bonus) m.bonus.pending = { part: d.part, guess: d.guess, verdict: d.verdict, directed_prompt: d.directed_prompt };
-      m.phase = "bonus_ruling";
+    case "bonus_answer_given": // to the moderator; awaiting_ruling (to all) stops the clock
+      if (b) b.pending = { part: d.part, player_id: d.player_id, guess: d.guess, verdict: d.verdict, reason: d.reason, directed_prompt: d.directed_prompt };
       break;
     case "bonus_prompt":
-      if (m.bonus) Object.assign(m.bonus, { pending: null, answer_deadline: d.answer_deadline });
+      if (b) Object.assign(b, { pending: null, answer_deadline: d.answer_deadline });
       m.phase = "bonus";
       break;
     case "bonus_part_ruled":
-      if (m.bonus && m.bonus.parts[d.part]) {
-        Object.assign(m.bonus.parts[d.part], { result: { guess: d.guess, ruling: d.ruling, points: d.points, decision: d.decision || "" }, answer_line: d.answer_line });
-        m.bonus.pending = null;
-        m.bonus.answer_deadline = null;
+      if (b && b.parts[d.part]) {
+        const result = { part: d.part, player_id: d.player_id, guess: d.guess, ruling: d.ruling, points: d.points, decision: d.decision || "" };
+        Object.assign(b.parts[d.part], { result, answer_line: d.answer_line });
+        Object.assign(b, { points: b.points + d.points, pending: null, answer_deadline: null });
       }
       break;
     case "bonus_ended":
-      if (m.bonus) Object.assign(m.bonus, { ended: true, points: d.points, answer_deadline: null });
+      if (b) Object.assign(b, { ended: true, points: d.points, pending: null, answer_deadline: null });
       m.phase = "between";
       break;
     case "paused":
       m.paused = true;
       break;
-    case "resumed":
+    case "resumed": // every pending deadline moved by the pause
       m.paused = false;
+      if (t && t.buzz && t.buzz.answer_deadline !== null) t.buzz.answer_deadline += d.shift;
+      if (t) for (const p of t.proposals) p.deadline += d.shift;
+      if (b && b.answer_deadline !== null) b.answer_deadline += d.shift;
       if (m.nextTossupAt !== null) m.nextTossupAt += d.shift;
       break;
     case "speed_changed":
@@ -421,13 +457,18 @@ export function applyEvent(m, type, d) {
       m.nextTossupAt = d.next_tossup_at;
       break;
     case "bonus_withdrawn":
-      if (m.bonus && m.bonus.bonus_id === d.bonus_id) m.bonus = null;
+      if (b && b.bonus_id === d.bonus_id) m.bonus = null;
       break;
     case "match_ended":
       m.status = "ended";
       m.phase = "ended";
       m.paused = false;
       m.nextTossupAt = null;
+      if (b) b.ended = true;
+      if (t && t.buzz) { // a buzz cut off by the end: nothing is pending
+        Object.assign(t.buzz, { guess: null, verdict: null, reason: null });
+        if (!m.moderator) t.buzz.directed_prompt = null;
+      }
       break;
     case "ruling_undone":
     case "ruling_corrected":
