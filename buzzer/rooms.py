@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Coroutine, Generator
 from typing import Any, Protocol
 
+import redis.exceptions
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -57,15 +58,24 @@ _probes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = we
 
 
 async def _ping(client: Any) -> bool:
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
+    """Whether ``client``'s Redis answers a PING. A pooled connection can outlive the Redis it
+    was made to (restarted, or its host gone without closing the socket: the process learns it
+    only when it writes): a PING that fails to connect or on a broken connection is tried once
+    more on a new connection, and only a second failure (or a timeout) means Redis is down."""
+    for _ in range(2):
+        try:
+            return bool(await client.ping())
+        except redis.exceptions.ConnectionError:
+            with contextlib.suppress(Exception):
+                await client.connection_pool.disconnect()  # no connection to the old Redis reused
+        except Exception:  # a timeout: Redis did not answer within socket_timeout
+            return False
+    return False
 
 
 async def _redis_answers() -> bool:
-    """Whether Redis answers a PING within a second (the channel layer's own connections
-    reconnect silently, so they cannot tell)."""
+    """Whether Redis answers a PING within a second, or two when the first PING found a broken
+    connection (the channel layer's own connections reconnect silently, so they cannot tell)."""
     loop = asyncio.get_running_loop()
     client = _pings.get(loop)
     if client is None:
