@@ -198,7 +198,7 @@ class _Outlet:
             except StopIteration:
                 return True
             except Exception as exc:
-                self.room.drop(self.member, 1011, f"send failed: {exc!r}")
+                self.room.drop(self.member, 1011, f"send failed: {exc!r}", gone=isinstance(exc, OSError))
                 return True
             self._start(_resume(push, yielded))
         return True
@@ -224,7 +224,7 @@ class _Outlet:
         except TimeoutError:
             self.room.drop(member, SLOW_CONSUMER, "a send timed out")
         except Exception as exc:  # any member fault ends that member only
-            self.room.drop(member, 1011, f"send failed: {exc!r}")
+            self.room.drop(member, 1011, f"send failed: {exc!r}", gone=isinstance(exc, OSError))
         finally:
             self.task = None
 
@@ -296,15 +296,23 @@ class Room:
             self._outlets.clear()
             await self.driver.stop()
 
-    def drop(self, member: Member, code: int, reason: str) -> None:
-        """Remove a failing member at once and close its socket in the background."""
+    def drop(self, member: Member, code: int, reason: str, gone: bool = False) -> None:
+        """Remove a failing member at once and close its socket in the background. ``gone``:
+        its client had closed the connection (a send raised OSError, as ASGI servers do on a
+        closed connection), an ordinary disconnect logged at INFO."""
         if member not in self.members:
             return
         self.dropped += 1
         # Out of the room at once: a failed member must not be sent the next frame (or
         # dropped again) before its eviction runs.
         self.members.discard(member)
-        log.warning("match %s: dropping a member (%s; close %s)", self.match_id, reason, code)
+        log.log(
+            logging.INFO if gone else logging.WARNING,
+            "match %s: dropping a member (%s; close %s)",
+            self.match_id,
+            reason,
+            code,
+        )
         task = asyncio.create_task(self._evict(member, code))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
