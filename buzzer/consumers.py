@@ -48,6 +48,11 @@ OUTAGES = (
 )
 
 
+class ClientGone(ConnectionError):
+    """The client closed its connection before a frame to it could be sent: an ordinary
+    disconnect, not a fault."""
+
+
 def error_frame(error: TossupError, ref: Any = None) -> str:
     """The one translation of the error family to the wire: ``{"type": "error", "code", "message",
     "ref", "extra"?}`` (``extra`` only when the error has facts to give). A rule refusal carries its
@@ -145,6 +150,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
         try:
             self.room = await Room.join(self.match_id, self)
             await self._send_snapshot()
+        except ClientGone:
+            log.info("match %s: a %s closed before its snapshot was sent", self.match_id, self.role)
+            await self._leave_room()
+            return
         except Exception:
             log.exception("connect: match %s's event stream or database is unavailable", self.match_id)
             await self._leave_room()
@@ -240,7 +249,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             self._pending = []
             try:
                 snap = await connect_db(selectors.snapshot)(self.match_id, self.role, self.player)
-                await self.send(text_data=json.dumps(snap))
+                await self._answer(json.dumps(snap))
                 self.last_seq = snap["seq"]
             finally:
                 pending, self._pending = self._pending, None
@@ -273,7 +282,15 @@ class MatchConsumer(AsyncWebsocketConsumer):
         await self._refuse(protocol.ProtocolError(code, message, ref), ref)
 
     async def _refuse(self, error: TossupError, ref: Any = None) -> None:
-        await self.send(text_data=error_frame(error, ref))
+        await self._answer(error_frame(error, ref))
+
+    async def _answer(self, text: str) -> None:
+        """Send the answer to a client frame. Raises ClientGone when the client has closed
+        meanwhile (ASGI servers raise an OSError for a send on a closed connection)."""
+        try:
+            await self.send(text_data=text)
+        except OSError as exc:
+            raise ClientGone(repr(exc)) from None
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """Answer one client frame; never raises (an escaping exception would end the
@@ -281,6 +298,14 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self._ref: Any = None
         try:
             await self._receive(text_data)
+        except ClientGone as exc:  # an ordinary disconnect: what the frame changed is stored
+            log.info(
+                "match %s: a %s closed before its answer was sent (ref %.64r; %s)",
+                self.match_id,
+                self.role,
+                self._ref,
+                exc,
+            )
         except Exception as exc:
             outage = isinstance(exc, OUTAGES)
             log.exception("match %s: unexpected fault on a %s frame", self.match_id, self.role)
@@ -318,8 +343,8 @@ class MatchConsumer(AsyncWebsocketConsumer):
             return
         if kind == FrameType.PING:
             self.clock.add(msg["client_time"], now)
-            await self.send(
-                text_data=json.dumps({"type": "pong", "client_time": msg["client_time"], "server_time": now})
+            await self._answer(
+                json.dumps({"type": "pong", "client_time": msg["client_time"], "server_time": now})
             )
             return
         if kind == FrameType.RESYNC:
@@ -340,7 +365,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         ack: dict[str, Any] = {"type": "ack", "ref": ref, "seq": applied.seq}
         if getattr(applied, "duplicate", False):
             ack["duplicate"] = True  # a repeated command id: applied once, earlier
-        await self.send(text_data=json.dumps(ack))
+        await self._answer(json.dumps(ack))
 
     def _apply(self, msg: dict[str, Any], now: float) -> services.Applied:
         kind = msg["type"]

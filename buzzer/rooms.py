@@ -30,6 +30,7 @@ import weakref
 from collections.abc import Coroutine, Generator
 from typing import Any, Protocol
 
+import redis.exceptions
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
@@ -57,15 +58,24 @@ _probes: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Task] = we
 
 
 async def _ping(client: Any) -> bool:
-    try:
-        return bool(await client.ping())
-    except Exception:
-        return False
+    """Whether ``client``'s Redis answers a PING. A pooled connection can outlive the Redis it
+    was made to (restarted, or its host gone without closing the socket: the process learns it
+    only when it writes): a PING that fails to connect or on a broken connection is tried once
+    more on a new connection, and only a second failure (or a timeout) means Redis is down."""
+    for _ in range(2):
+        try:
+            return bool(await client.ping())
+        except redis.exceptions.ConnectionError:
+            with contextlib.suppress(Exception):
+                await client.connection_pool.disconnect()  # no connection to the old Redis reused
+        except Exception:  # a timeout: Redis did not answer within socket_timeout
+            return False
+    return False
 
 
 async def _redis_answers() -> bool:
-    """Whether Redis answers a PING within a second (the channel layer's own connections
-    reconnect silently, so they cannot tell)."""
+    """Whether Redis answers a PING within a second, or two when the first PING found a broken
+    connection (the channel layer's own connections reconnect silently, so they cannot tell)."""
     loop = asyncio.get_running_loop()
     client = _pings.get(loop)
     if client is None:
@@ -188,7 +198,7 @@ class _Outlet:
             except StopIteration:
                 return True
             except Exception as exc:
-                self.room.drop(self.member, 1011, f"send failed: {exc!r}")
+                self.room.drop(self.member, 1011, f"send failed: {exc!r}", gone=isinstance(exc, OSError))
                 return True
             self._start(_resume(push, yielded))
         return True
@@ -214,7 +224,7 @@ class _Outlet:
         except TimeoutError:
             self.room.drop(member, SLOW_CONSUMER, "a send timed out")
         except Exception as exc:  # any member fault ends that member only
-            self.room.drop(member, 1011, f"send failed: {exc!r}")
+            self.room.drop(member, 1011, f"send failed: {exc!r}", gone=isinstance(exc, OSError))
         finally:
             self.task = None
 
@@ -286,15 +296,23 @@ class Room:
             self._outlets.clear()
             await self.driver.stop()
 
-    def drop(self, member: Member, code: int, reason: str) -> None:
-        """Remove a failing member at once and close its socket in the background."""
+    def drop(self, member: Member, code: int, reason: str, gone: bool = False) -> None:
+        """Remove a failing member at once and close its socket in the background. ``gone``:
+        its client had closed the connection (a send raised OSError, as ASGI servers do on a
+        closed connection), an ordinary disconnect logged at INFO."""
         if member not in self.members:
             return
         self.dropped += 1
         # Out of the room at once: a failed member must not be sent the next frame (or
         # dropped again) before its eviction runs.
         self.members.discard(member)
-        log.warning("match %s: dropping a member (%s; close %s)", self.match_id, reason, code)
+        log.log(
+            logging.INFO if gone else logging.WARNING,
+            "match %s: dropping a member (%s; close %s)",
+            self.match_id,
+            reason,
+            code,
+        )
         task = asyncio.create_task(self._evict(member, code))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
