@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from competition import exports, game, selectors, services, signals
+from competition.live import store
 from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Outbox, Player, Team
 from tests.support.factories import make_match, make_packet
 
@@ -23,11 +24,11 @@ WORD = 0.1  # 600 wpm (the factory's speed): token k is revealed at T0 + k * WOR
 WINDOW = 0.150  # MatchConfig.collection_window
 
 
-def run(match: Match, command: Any, now: float, actor: str = "moderator") -> services.Applied:
-    return services.apply_command(match_id=match.id, command=command, actor=actor, now=now)
+def run(match: Match, command: Any, now: float, actor: str = "moderator") -> store.Applied:
+    return store.apply_command(match_id=match.id, command=command, actor=actor, now=now)
 
 
-def press(match: Match, player: Player, token_index: int, now: float, **kw: Any) -> services.Applied:
+def press(match: Match, player: Player, token_index: int, now: float, **kw: Any) -> store.Applied:
     return services.buzz(
         match_id=match.id,
         player_id=player.id,
@@ -40,7 +41,7 @@ def press(match: Match, player: Player, token_index: int, now: float, **kw: Any)
     )
 
 
-def reply(match: Match, player: Player, text: str, now: float) -> services.Applied:
+def reply(match: Match, player: Player, text: str, now: float) -> store.Applied:
     return services.answer(
         match_id=match.id, player_id=player.id, question_id=match.tossup_ids[0], text=text, now=now
     )
@@ -285,7 +286,7 @@ def test_adjust_changes_the_score_and_logs_the_reason(match):
 # -- flags ----------------------------------------------------------------------------------
 
 
-def flag(match: Match, question_id: int, problem: str = "ambiguity") -> services.Applied:
+def flag(match: Match, question_id: int, problem: str = "ambiguity") -> store.Applied:
     return services.flag_question(
         match_id=match.id,
         question_id=question_id,
@@ -432,7 +433,7 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
         "min_token": 0,
     }
     assert carol.token not in json.dumps(row.payload)
-    assert after.seq == before.seq + 1 and published == [[services._event_dict(row)]]
+    assert after.seq == before.seq + 1 and published == [[store.event_dict(row)]]
     # The stored state is the state before the join with that event applied: one state per seq.
     old_state = selectors.match_state(before)
     for audience in ("moderator", "all"):
@@ -493,7 +494,7 @@ def test_an_organiser_seats_a_bot_while_the_match_runs_and_it_races(
         "buzz_mode": "autonomous",
         "min_token": 0,
     }
-    assert robo.token not in json.dumps(row.payload) and published == [[services._event_dict(row)]]
+    assert robo.token not in json.dumps(row.payload) and published == [[store.event_dict(row)]]
     old_state = selectors.match_state(before)
     for audience in ("moderator", "all", f"player:{bob.id}"):
         event = game.Event(row.event, row.payload, row.audience)
@@ -744,8 +745,8 @@ def test_a_repeated_command_id_applies_once_and_returns_the_earlier_result(match
     assert (scores(match)[red], scores(match)[blue]) == (10, -5)
 
     undo = {"match_id": match.id, "command": game.Undo(), "actor": "moderator", "command_id": "undo:{}@41"}
-    first = services.apply_command(**undo, now=T0 + 2.5)
-    again = services.apply_command(**undo, now=T0 + 2.6)  # a double click
+    first = store.apply_command(**undo, now=T0 + 2.5)
+    again = store.apply_command(**undo, now=T0 + 2.6)  # a double click
     assert not first.duplicate and first.events
     assert again.duplicate and again.events == [] and again.seq == first.seq
     assert (scores(match)[red], scores(match)[blue]) == (0, -5)  # only Alice's ruling reversed
@@ -753,12 +754,12 @@ def test_a_repeated_command_id_applies_once_and_returns_the_earlier_result(match
     assert {e.command_id for e in log(match) if e.seq > first.seq - len(first.events)} == {"undo:{}@41"}
 
     # A new id is a new command: it reverses the ruling before.
-    services.apply_command(**{**undo, "command_id": "undo:{}@43"}, now=T0 + 2.7)
+    store.apply_command(**{**undo, "command_id": "undo:{}@43"}, now=T0 + 2.7)
     assert (scores(match)[red], scores(match)[blue]) == (0, 0)
 
     adjust = {"match_id": match.id, "actor": "moderator", "command": game.Adjust(int(blue), 15, "protest")}
     long_id = "adjust:" + json.dumps({"team_id": int(blue), "points": 15, "reason": "x" * 80}) + "@50"
-    results = [services.apply_command(**adjust, command_id=long_id, now=T0 + 3 + k / 10) for k in range(3)]
+    results = [store.apply_command(**adjust, command_id=long_id, now=T0 + 3 + k / 10) for k in range(3)]
     assert [r.duplicate for r in results] == [False, True, True]
     assert scores(match)[blue] == 15 and len(log(match, "points_adjusted")) == 1
     assert len(log(match, "points_adjusted")[0].command_id) == 64  # a long id is stored hashed
@@ -771,7 +772,7 @@ def test_commands_without_an_id_are_never_deduplicated_and_a_bad_id_is_refused(m
     assert scores(match)[str(blue.id)] == 10
     head = Match.objects.get(pk=match.pk).seq
     with pytest.raises(services.ServiceError) as exc:
-        services.apply_command(
+        store.apply_command(
             match_id=match.id,
             command=game.Adjust(blue.id, 5),
             actor="moderator",
