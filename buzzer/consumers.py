@@ -422,4 +422,5 @@ class MatchConsumer(AsyncWebsocketConsumer):
             command=protocol.moderator_command(msg),
             now=now,
             command_id=protocol.command_id(msg),
+            seen_seq=protocol.seen_seq(msg),
         )

@@ -65,6 +65,7 @@ SERVICE_CODES: dict[str, str] = {
     "closed": "the match has started: only existing seats can rejoin",
     "seat_taken": "the name is seated: rejoin with the seat's token or a reclaim code",
     "unknown_preset": "no such rules preset",
+    "stale_view": "a moderator command made on a view of the match that is out of date: look again and resend",
 }
 
 

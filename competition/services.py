@@ -463,12 +463,26 @@ def decide_bonus(
     return store.apply_command(match_id=match_id, command=cmd, actor=who, now=now, command_id=command_id)
 
 
-def moderate(*, match_id: int, command: Any, now: float | None = None, command_id: str = "") -> store.Applied:
+def moderate(
+    *,
+    match_id: int,
+    command: Any,
+    now: float | None = None,
+    command_id: str = "",
+    seen_seq: int | None = None,
+) -> store.Applied:
     """A moderator's engine command (pause, skip, a ruling…; ``buzzer.protocol.moderator_command``
-    builds it from a dashboard's frame), idempotent by ``command_id`` (``store.apply_command``).
-    Raises ``game.RuleViolation`` (nothing stored) when the rules refuse it."""
+    builds it from a dashboard's frame), idempotent by ``command_id`` and refused when made on a
+    view older than what happened since ``seen_seq`` (``store.apply_command``). Raises
+    ``game.RuleViolation`` (nothing stored) when the rules refuse it, ServiceError ``stale_view``
+    when its view is out of date."""
     return store.apply_command(
-        match_id=match_id, command=command, actor=actor_name(Role.MODERATOR), now=now, command_id=command_id
+        match_id=match_id,
+        command=command,
+        actor=actor_name(Role.MODERATOR),
+        now=now,
+        command_id=command_id,
+        seen_seq=seen_seq,
     )
 
 

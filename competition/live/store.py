@@ -37,6 +37,27 @@ GAP_MIN = 1.0
 COMMAND_GAP_MIN = 3.0
 
 
+# Events that do not change what a moderator decides on (``seen_seq`` of :func:`apply_command`):
+# the reading going on, a buzz claim logged before its race is decided (the race's ``buzz`` event
+# is what changes the match), a bot's would-be buzz, proposal or bonus suggestion awaiting a human,
+# seats and names, an expert flag. Everything else (a tossup ending, a buzz won, a ruling, a
+# pause…) makes a view stale. Presence is no event at all.
+VIEW_KEEPING_EVENTS = (
+    ev.Words.EVENT,
+    ev.BuzzReceived.EVENT,
+    ev.MutedBuzz.EVENT,
+    ev.BuzzProposed.EVENT,
+    ev.BonusSuggested.EVENT,
+    ev.PlayerJoined.EVENT,
+    ev.TeamAdded.EVENT,
+    ev.Renamed.EVENT,
+    "question_flagged",  # a service-level event (competition.services.flag_question)
+)
+# The driver's stop of the clock for a gap nobody drove (a ``paused`` and a ``resumed`` at once)
+# leaves the match where it was.
+GAP_EVENTS = (ev.Paused.EVENT, ev.Resumed.EVENT)
+
+
 @dataclass(frozen=True)
 class Applied:
     """What :func:`apply_command` did: the stored events (as broadcast) and the new head seq."""
@@ -57,6 +78,7 @@ def apply_command(
     now: float | None = None,
     extra_events: list | None = None,
     command_id: str = "",
+    seen_seq: int | None = None,
 ) -> Applied:
     """Apply one engine command under a row lock and persist its events.
 
@@ -66,8 +88,14 @@ def apply_command(
     ids over 64 characters are stored as their sha256) makes the command idempotent: if an
     event of this match already carries it, nothing is applied and the earlier result is
     returned with ``duplicate=True`` (a double click, two dashboards sending the same
-    command). Raises ``game.RuleViolation`` (nothing stored) when the rules refuse the
-    command, ServiceError ``invalid`` for a non-string ``command_id``."""
+    command). ``seen_seq``: the last seq of the view the command was made on (a moderator's
+    dashboard); when an event after it changes what the view showed (any event but
+    :data:`VIEW_KEEPING_EVENTS` and the driver's gap pause/resume) the command is refused,
+    decided under the row lock, so of two commands made on the same view only the first
+    applies. A repeated ``command_id`` is answered as a duplicate before that check.
+    Raises ``game.RuleViolation`` (nothing stored) when the rules refuse the command,
+    ServiceError ``stale_view`` (nothing stored; ``extra``: ``seen_seq``, ``seq``) for a
+    command made on an out-of-date view, ``invalid`` for a non-string ``command_id``."""
     now = time.time() if now is None else now
     command_id = command_key(command_id)
     with transaction.atomic():
@@ -82,6 +110,13 @@ def apply_command(
             if earlier is not None:
                 deadline = selectors.match_state(match).next_deadline
                 return Applied([], earlier, deadline, duplicate=True)
+        if seen_seq is not None and seen_seq < match.seq and _view_changed(match, seen_seq):
+            raise ServiceError(
+                "stale_view",
+                f"the match has moved on since your view (event {seen_seq}; now {match.seq}): look again"
+                " and resend if it still applies",
+                {"seen_seq": seen_seq, "seq": match.seq},
+            )
         state = selectors.match_state(match)
         # A command that reaches a match nobody has driven for a while (its server died, the
         # driver has not taken over yet) must not fire the deadlines that fell due meanwhile.
@@ -102,6 +137,12 @@ def apply_command(
             return Applied([], match.seq, new_state.next_deadline)
         all_events = list(extra_events or []) + list(engine_events)
         return store_events(match, state, new_state, all_events, command, actor, now, command_id)
+
+
+def _view_changed(match: Match, seen_seq: int) -> bool:
+    """Whether an event after ``seen_seq`` changes what a view at ``seen_seq`` showed."""
+    later = MatchEvent.objects.filter(match=match, seq__gt=seen_seq).exclude(event__in=VIEW_KEEPING_EVENTS)
+    return later.exclude(actor=Role.DRIVER, event__in=GAP_EVENTS).exists()
 
 
 def command_key(command_id: Any) -> str:

@@ -781,6 +781,50 @@ def test_commands_without_an_id_are_never_deduplicated_and_a_bad_id_is_refused(m
     assert exc.value.code == "invalid" and Match.objects.get(pk=match.pk).seq == head
 
 
+def moderate(match: Match, command: Any, now: float, seen: int, command_id: str = "") -> store.Applied:
+    """A dashboard's command made on its view at seq ``seen``."""
+    return services.moderate(
+        match_id=match.id, command=command, now=now, command_id=command_id, seen_seq=seen
+    )
+
+
+def test_of_two_commands_made_on_the_same_view_the_second_is_refused_and_stores_nothing(match):
+    """Pause and skip sent from two dashboards that both saw seq ``seen``: the skip lands first,
+    so the pause (made on a tossup that has since ended) is refused ``stale_view``."""
+    applied = run(match, game.Tick(), T0 + WORD, actor="driver")
+    seen = applied.seq
+    skipped = moderate(match, game.Skip(), T0 + 0.15, seen, command_id=f"skip:{{}}@{seen}")
+    assert "tossup_ended" in [e["event"] for e in skipped.events]
+    head = Match.objects.get(pk=match.pk).seq
+    with pytest.raises(services.ServiceError) as refused:
+        moderate(match, game.Pause(), T0 + 0.16, seen, command_id=f"pause:{{}}@{seen}")
+    assert refused.value.code == "stale_view"
+    assert refused.value.extra == {"seen_seq": seen, "seq": head}
+    assert Match.objects.get(pk=match.pk).seq == head and not log(match, "paused")
+    # The skip sent again (a double click) is still a duplicate, not a refusal.
+    again = moderate(match, game.Skip(), T0 + 0.17, seen, command_id=f"skip:{{}}@{seen}")
+    assert again.duplicate and again.seq == skipped.seq
+    # A setting holds whatever the view: not checked (protocol.COMMANDS' on_view, its caller).
+    assert run(match, game.SetSpeed(300), T0 + 0.18).events
+
+
+def test_words_and_buzz_claims_since_a_view_do_not_make_it_stale(match):
+    p = seats(match)
+    seen = run(match, game.Tick(), T0 + WORD, actor="driver").seq
+    for k in range(2, 5):  # the reading goes on
+        run(match, game.Tick(), T0 + k * WORD, actor="driver")
+    press(match, p["bob"], 4, T0 + 0.45)  # buzz_received: a claim, the race still open
+    assert [e.event for e in log(match) if e.seq > seen] == ["words"] * 3 + ["buzz_received"]
+    paused = moderate(match, game.Pause(), T0 + 0.46, seen)
+    assert [e["event"] for e in paused.events] == ["paused"]
+    # The pause changed what the view showed: a command on the view before it is refused.
+    with pytest.raises(services.ServiceError, match="moved on") as refused:
+        moderate(match, game.Skip(), T0 + 0.47, seen)
+    assert refused.value.code == "stale_view"
+    # On the view that saw the pause it applies.
+    assert moderate(match, game.Resume(), T0 + 0.5, paused.seq).events
+
+
 def test_a_bot_takes_a_seat_on_a_human_team_with_its_buzz_mode():
     tossups, _ = make_packet()
     bot = {"name": "ai", "weight_class": "mid", "team": "Red", "buzz_mode": "semi_autonomous", "min_token": 3}
