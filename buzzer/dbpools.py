@@ -14,6 +14,8 @@ Used by the reading driver (``buzzer.driver``) and the websocket consumer (``buz
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import threading
 import time
 from collections.abc import Callable
@@ -83,6 +85,14 @@ def connect_db(fn: Callable[..., Any]) -> Callable[..., Any]:
     return PoolCall(fn, thread_sensitive=False, executor=_CONNECT_POOL)
 
 
+# How long a tick waits for one of the busy :data:`TICK_CONNECTIONS` before it takes a database
+# thread instead: with 200 matches at 5 words/s on 4 connections, words went to a thread hop, a
+# second ``Tick`` computed later (often two words at once) and the ORM's cursor whenever the four
+# were busy for an instant (a profile of ``tools.bench_live``: a third of the server's samples in
+# ``ticks.tick`` on the live threads). Well under a word's interval (0.2 s at 5 words/s).
+WAIT_FOR_CONNECTION_S = 0.025
+
+
 class TickConnections:
     """Autocommit connections to PostgreSQL on which drivers store their words from the event
     loop itself (``competition.live.ticks.tick_on_loop``, its one statement).
@@ -90,28 +100,33 @@ class TickConnections:
     for a live thread behind buzzes, commands or connecting clients' work (``tools.bench_live``:
     words' p99 lateness with 100 matches while 1,000 clients connect fell by about half; at 100
     clients a word reached them 1–2 ms sooner, not enough to change its ratio to a raw
-    broadcast). At most ``size`` are open; when all are busy, :meth:`execute` runs nothing and
-    the tick takes the thread way.
+    broadcast). At most ``size`` are open; when all are busy, :meth:`execute` waits up to
+    ``wait`` seconds for one (first come, first served), then runs nothing and the tick takes
+    the thread way.
 
     Not psycopg_pool: its pool belongs to the event loop that opened it and must be closed on
     that loop, while a psycopg connection used by one caller at a time serves any loop (a test
     session runs many)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, wait: float = WAIT_FOR_CONNECTION_S):
         self.size = size
+        self.wait = wait
         self._idle: list[psycopg.AsyncConnection] = []
         self._open = 0
-        self._lock = threading.Lock()  # the loops of several threads may share the connections
+        # Callers waiting for a connection, each on its own loop: the loops of several threads
+        # may share the connections.
+        self._waiters: collections.deque[tuple[asyncio.AbstractEventLoop, asyncio.Future]] = (
+            collections.deque()
+        )
+        self._lock = threading.Lock()
 
     async def execute(self, sql: str, params: list[Any]) -> list[Any] | None:
         """Run ``sql`` (one statement, committed on return) and fetch its rows; None when every
-        connection is busy (nothing run). Raises psycopg's errors (the connection is closed)."""
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-            if conn is None:
-                if self._open >= self.size:
-                    return None
-                self._open += 1
+        connection stayed busy for ``wait`` seconds (nothing run). Raises psycopg's errors (the
+        connection is closed)."""
+        got, conn = await self._acquire()
+        if not got:
+            return None
         try:
             if conn is None:
                 conn = await psycopg.AsyncConnection.connect(**_connection_params(), autocommit=True)
@@ -119,12 +134,56 @@ class TickConnections:
         except BaseException:  # broken, or cancelled mid-statement: never reused
             if conn is not None:
                 conn.pgconn.finish()
-            with self._lock:
-                self._open -= 1
+            self._release(None)
             raise
-        with self._lock:
-            self._idle.append(conn)
+        self._release(conn)
         return rows
+
+    async def _acquire(self) -> tuple[bool, psycopg.AsyncConnection | None]:
+        """(True, an idle connection or None: open one), or (False, None) when none came in time."""
+        with self._lock:
+            if self._idle:
+                return True, self._idle.pop()
+            if self._open < self.size:
+                self._open += 1
+                return True, None
+            if self.wait <= 0:
+                return False, None
+            loop = asyncio.get_running_loop()
+            handed: asyncio.Future = loop.create_future()
+            self._waiters.append((loop, handed))
+        try:
+            async with asyncio.timeout(self.wait):
+                return True, await handed
+        except TimeoutError:
+            if handed.done() and not handed.cancelled():  # handed over as the wait ran out
+                return True, handed.result()
+            return False, None
+
+    def _release(self, conn: psycopg.AsyncConnection | None) -> None:
+        """Give ``conn`` (None: the place of a closed one) to the first caller still waiting,
+        else back to the idle ones."""
+        with self._lock:
+            while self._waiters:
+                loop, handed = self._waiters.popleft()
+                if handed.done():
+                    continue
+                try:
+                    loop.call_soon_threadsafe(self._hand, handed, conn)
+                    return
+                except RuntimeError:  # that caller's loop has closed
+                    continue
+            if conn is None:
+                self._open -= 1
+            else:
+                self._idle.append(conn)
+
+    def _hand(self, handed: asyncio.Future, conn: psycopg.AsyncConnection | None) -> None:
+        """On the waiting caller's loop: its connection, unless it stopped waiting meanwhile."""
+        if handed.done():
+            self._release(conn)
+        else:
+            handed.set_result(conn)
 
     def close(self) -> None:
         """Close the idle connections (one in use is closed when its statement returns)."""

@@ -491,3 +491,29 @@ async def test_tick_connections_run_nothing_when_busy_and_replace_a_killed_one(p
         assert new_pid != pid
     finally:
         connections.close()
+
+
+async def test_a_tick_waits_briefly_for_a_busy_connection_first_come_first_served(postgres):
+    connections = dbpools.TickConnections(1, wait=2.0)
+    try:
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.3), 1", []))
+        await asyncio.sleep(0.1)
+        first = asyncio.create_task(connections.execute("SELECT 2", []))
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(connections.execute("SELECT 3", []))
+        done: list[int] = []
+        for task in (first, second):
+            task.add_done_callback(lambda t: done.append(t.result()[0][0]))
+        assert (await slow)[0][1] == 1
+        await asyncio.gather(first, second)
+        assert done == [2, 3]  # both ran on the one connection, in the order they came
+        # A caller that gave up waiting (cancelled) does not keep the connection from the next.
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.3), 1", []))
+        await asyncio.sleep(0.1)
+        gave_up = asyncio.create_task(connections.execute("SELECT 4", []))
+        await asyncio.sleep(0.05)
+        gave_up.cancel()
+        await slow
+        assert await connections.execute("SELECT 5", []) == [(5,)]
+    finally:
+        connections.close()
