@@ -17,7 +17,7 @@ import logging
 import time
 import uuid
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 import redis.exceptions
@@ -28,13 +28,16 @@ from django.db import InterfaceError, OperationalError
 from django.utils import timezone
 
 from buzzer import presence, protocol
-from buzzer.driver import connect_db, live_db
+from buzzer.dbpools import connect_db, live_db
 from buzzer.protocol import FrameType
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
 from competition import game, selectors, services
 from competition.errors import TossupError
 from competition.models import Match, Player
-from competition.vocabulary import PATH_ROLES, Role, actor
+from competition.vocabulary import PATH_ROLES, Role
+
+if TYPE_CHECKING:
+    from competition.live.store import Applied
 
 log = logging.getLogger(__name__)
 
@@ -103,7 +106,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
         """Channels' dispatch without its ``aclose_old_connections()`` before every message: a
         hop to asgiref's one thread-sensitive thread per frame (every buzz waited behind a burst
         of connecting clients' hops there). This consumer touches the database only through
-        ``buzzer.driver``'s pools, whose threads check their own connections."""
+        ``buzzer.dbpools``' pools, whose threads check their own connections."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
@@ -367,7 +370,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             ack["duplicate"] = True  # a repeated command id: applied once, earlier
         await self._answer(json.dumps(ack))
 
-    def _apply(self, msg: dict[str, Any], now: float) -> services.Applied:
+    def _apply(self, msg: dict[str, Any], now: float) -> Applied:
         kind = msg["type"]
         player_id = self.player.id if self.player is not None else None
         if kind == FrameType.BUZZ:
@@ -442,10 +445,10 @@ class MatchConsumer(AsyncWebsocketConsumer):
                 reporter=reporter,
                 role=self.role,
             )
-        return services.apply_command(
+        return services.moderate(
             match_id=self.match_id,
             command=protocol.moderator_command(msg),
-            actor=actor(Role.MODERATOR),
             now=now,
             command_id=protocol.command_id(msg),
+            seen_seq=protocol.seen_seq(msg),
         )

@@ -8,7 +8,7 @@ The match clock stops while nobody drives it. The holder writes a heartbeat
 (``Match.driven_at``) every :data:`HEARTBEAT_S` while the match has a deadline (a tick that
 stores events writes it too, so while words flow no separate heartbeat is needed); a driver that
 starts driving (fresh process, takeover after a crash, Redis back after an outage) first
-calls ``services.resume_after_gap``, which pauses the match at that heartbeat and resumes it
+calls ``competition.live.store.resume_after_gap``, which pauses the match at that heartbeat and resumes it
 now in one transaction. So a server killed during an answer window and restarted any time
 later leaves the buzzer the answer time it had (± one heartbeat), and no deadline that fell
 due while nobody drove fires.
@@ -16,13 +16,12 @@ due while nobody drove fires.
 The driver never dies of an outage: while Redis cannot renew the lease it stops driving and
 retries every renewal interval; database errors are logged and retried.
 
-Database calls of the live path (ticks, heartbeats, buzzes, answers, moderator commands) run
-on :func:`live_db`'s thread pool, and those of connecting clients (authentication, snapshots)
-on :func:`connect_db`'s — never on asgiref's one thread-sensitive thread, where every call of
-the process queued behind every other and a burst of connecting clients delayed every match's
-words (``python -m tools.bench_live``). Each call is still one function, so one transaction,
-on one thread; two calls for the same match serialise on the service's row lock. A Tick that
-only reveals words is stored from the event loop itself when it can (:class:`TickConnections`).
+A word goes one way: the driver → ``competition.live.ticks`` (the ``Tick`` computed ahead on the
+row this process remembers, ``competition.live.rowcache``, and stored by one statement from the
+event loop on ``buzzer.dbpools.TICK_CONNECTIONS``) → published; only when that stores nothing
+(no connection free, a ``Tick`` that does more than reveal words) does it take a database thread
+(``buzzer.dbpools.live_db``: ``ticks.tick``, which may take ``competition.live.store``'s locked
+path). Heartbeats and the takeover's gap recovery run on that pool too.
 """
 
 from __future__ import annotations
@@ -30,28 +29,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import threading
 import time
 import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import psycopg
-from asgiref.sync import SyncToAsync
 from django.conf import settings
-from django.db import close_old_connections, connections
 
-from competition import game, selectors, services
+from buzzer.dbpools import TICK_CONNECTIONS, live_db
+from competition import selectors
+from competition.live import store, ticks
 from competition.models import Match
-from competition.vocabulary import Role
 
 log = logging.getLogger(__name__)
 
 LEASE_MS = 3000
 HEARTBEAT_S = 0.5
 RETRY_S = 0.5  # after a failed Tick, heartbeat or recovery
-# A words-only Tick is computed this long before it is due (services.plan_tick), so that when
+# A words-only Tick is computed this long before it is due (ticks.plan_tick), so that when
 # it is due only its statement remains (one match: due to published 3.6–3.9 ms p50 instead of
 # 4.5–4.8). Longer than the computation plus the event loop's timer granularity (1 ms).
 PLAN_AHEAD_S = 0.003
@@ -69,129 +63,6 @@ PROCESS_ID = uuid.uuid4().hex
 def driver_key(match_id: int) -> str:
     """The Redis key of a match's driver lease, in this instance's namespace (settings.REDIS_PREFIX)."""
     return f"{settings.REDIS_PREFIX}driver:{match_id}"
-
-
-# Bounded pools, so the database sees at most their sum of this process's connections
-# (persistent: settings.CONN_MAX_AGE; channels' wrapper closes stale or broken ones per call).
-_LIVE_POOL = ThreadPoolExecutor(max_workers=settings.LIVE_DB_THREADS, thread_name_prefix="live-db")
-_CONNECT_POOL = ThreadPoolExecutor(max_workers=settings.CONNECT_DB_THREADS, thread_name_prefix="connect-db")
-
-
-def close_pool_connections(timeout: float = 10.0) -> None:
-    """Close the database connections the pools' threads keep open (``CONN_MAX_AGE``) and the
-    idle :data:`TICK_CONNECTIONS`, e.g. before a test database is dropped. Each thread runs
-    one closing task: a barrier holds the tasks until all of a pool's threads have one. Raises
-    threading.BrokenBarrierError when a thread stays busy longer than ``timeout`` seconds."""
-    TICK_CONNECTIONS.close()
-    for pool, size in ((_LIVE_POOL, settings.LIVE_DB_THREADS), (_CONNECT_POOL, settings.CONNECT_DB_THREADS)):
-        barrier = threading.Barrier(size)
-
-        def close(barrier: threading.Barrier = barrier) -> None:
-            barrier.wait(timeout)
-            connections.close_all()
-
-        for task in [pool.submit(close) for _ in range(size)]:
-            task.result()
-
-
-HEALTH_CHECK_S = 1.0  # a pool thread re-checks its connection at most this often
-_thread = threading.local()
-
-
-class _PoolCall(SyncToAsync):
-    """channels' ``database_sync_to_async`` for the pools, except that a thread checks its
-    connections (Django's health check, a ``SELECT 1`` round trip, and ``CONN_MAX_AGE``) at
-    most every :data:`HEALTH_CHECK_S` instead of before every call: at five words a second
-    per match that check was one round trip in five of every word. A connection that breaks in
-    between fails its call, is closed right after it, and the thread's next call checks again."""
-
-    def thread_handler(self, loop: Any, *args: Any, **kwargs: Any) -> Any:
-        now = time.monotonic()
-        if now - getattr(_thread, "checked_at", -HEALTH_CHECK_S) >= HEALTH_CHECK_S:
-            close_old_connections()  # the next query checks the connection first
-            _thread.checked_at = now
-        try:
-            return super().thread_handler(loop, *args, **kwargs)
-        finally:
-            if any(conn.errors_occurred for conn in connections.all(initialized_only=True)):
-                close_old_connections()
-                _thread.checked_at = -HEALTH_CHECK_S
-
-
-def live_db(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a coroutine function run on the live path's pool (ticks, buzzes, commands)."""
-    return _PoolCall(fn, thread_sensitive=False, executor=_LIVE_POOL)
-
-
-def connect_db(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn`` as a coroutine function run on the pool of connecting clients (authentication,
-    snapshots), so a burst of them never delays a word or a buzz."""
-    return _PoolCall(fn, thread_sensitive=False, executor=_CONNECT_POOL)
-
-
-class TickConnections:
-    """Autocommit connections to PostgreSQL on which drivers store their words from the event
-    loop itself (:func:`services.tick_on_loop`, the one statement of ``competition.ticks``).
-    A word then reaches the room without going to a database thread and back, and never waits
-    for a live thread behind buzzes, commands or connecting clients' work (``tools.bench_live``:
-    words' p99 lateness with 100 matches while 1,000 clients connect fell by about half; at 100
-    clients a word reached them 1–2 ms sooner, not enough to change its ratio to a raw
-    broadcast). At most ``size`` are open; when all are busy, :meth:`execute` runs nothing and
-    the tick takes the thread way.
-
-    Not psycopg_pool: its pool belongs to the event loop that opened it and must be closed on
-    that loop, while a psycopg connection used by one caller at a time serves any loop (a test
-    session runs many)."""
-
-    def __init__(self, size: int):
-        self.size = size
-        self._idle: list[psycopg.AsyncConnection] = []
-        self._open = 0
-        self._lock = threading.Lock()  # the loops of several threads may share the connections
-
-    async def execute(self, sql: str, params: list[Any]) -> list[Any] | None:
-        """Run ``sql`` (one statement, committed on return) and fetch its rows; None when every
-        connection is busy (nothing run). Raises psycopg's errors (the connection is closed)."""
-        with self._lock:
-            conn = self._idle.pop() if self._idle else None
-            if conn is None:
-                if self._open >= self.size:
-                    return None
-                self._open += 1
-        try:
-            if conn is None:
-                conn = await psycopg.AsyncConnection.connect(**_connection_params(), autocommit=True)
-            rows = await (await conn.execute(sql, params)).fetchall()
-        except BaseException:  # broken, or cancelled mid-statement: never reused
-            if conn is not None:
-                conn.pgconn.finish()
-            with self._lock:
-                self._open -= 1
-            raise
-        with self._lock:
-            self._idle.append(conn)
-        return rows
-
-    def close(self) -> None:
-        """Close the idle connections (one in use is closed when its statement returns)."""
-        with self._lock:
-            idle, self._idle = self._idle, []
-            self._open -= len(idle)
-        for conn in idle:
-            conn.pgconn.finish()
-
-
-def _connection_params() -> dict[str, Any]:
-    """Django's parameters for the default database (the test database under tests), less the
-    two that only its own synchronous connections take."""
-    params = connections["default"].get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    params.setdefault("connect_timeout", 3)  # seconds: a database away fails the tick, which retries
-    return params
-
-
-TICK_CONNECTIONS = TickConnections(settings.LIVE_DB_THREADS)
 
 
 class Driver:
@@ -262,22 +133,22 @@ class Driver:
 
     async def _take_over(self) -> None:
         """Start driving: stop the clock for the time nobody drove, then read the deadline."""
-        applied = await live_db(services.resume_after_gap)(match_id=self.match_id, since=None)
+        applied = await live_db(store.resume_after_gap)(match_id=self.match_id, since=None)
         if applied.events:
             log.warning("match %s: clock stopped for %.1fs nobody drove it",
                         self.match_id, applied.events[-1]["data"].get("shift", 0.0))  # fmt: skip
         self.deadline = applied.next_deadline
 
-    def _plan(self, due: float) -> services.PlannedTick | None:
+    def _plan(self, due: float) -> ticks.PlannedTick | None:
         try:
-            return services.plan_tick(self.match_id, due)
+            return ticks.plan_tick(self.match_id, due)
         except Exception:  # the Tick itself, when due, computes afresh and reports what fails
             log.exception("match %s: computing the next Tick ahead failed", self.match_id)
             return None
 
     async def _run(self) -> None:
         renew_at = beat_at = 0.0
-        planned: services.PlannedTick | None = None
+        planned: ticks.PlannedTick | None = None
         planned_for: float | None = None  # the deadline ``planned`` was computed for (None: none)
         while not self._stopping:
             now = time.time()
@@ -323,13 +194,9 @@ class Driver:
                 try:
                     ahead = planned if planned_for == self.deadline else None
                     planned = planned_for = None
-                    applied = await services.tick_on_loop(
-                        self.match_id, TICK_CONNECTIONS.execute, planned=ahead
-                    )
+                    applied = await ticks.tick_on_loop(self.match_id, TICK_CONNECTIONS.execute, planned=ahead)
                     if applied is None:
-                        applied = await live_db(services.apply_command)(
-                            match_id=self.match_id, command=game.Tick(), actor=Role.DRIVER
-                        )
+                        applied = await live_db(ticks.tick)(self.match_id)
                     self.deadline = applied.next_deadline
                     if applied.events:  # storing them moved Match.driven_at: no heartbeat due yet
                         beat_at = time.time() + HEARTBEAT_S

@@ -50,13 +50,17 @@ class FrameSpec:
 @dataclass(frozen=True)
 class CommandSpec:
     """A moderator ``command`` ``name``: the engine command it becomes and its fields (besides
-    ``name`` and ``command_id``), which are the engine command's keyword arguments, with
-    ``fixed`` keyword arguments of its own (e.g. ``confirm`` of confirm_buzz / decline_buzz)."""
+    ``name``, ``command_id`` and ``seen_seq``), which are the engine command's keyword arguments,
+    with ``fixed`` keyword arguments of its own (e.g. ``confirm`` of confirm_buzz / decline_buzz).
+    ``on_view``: the command decides on what the moderator's view shows, so it is refused
+    (``stale_view``) when made on a view the match has moved on from (``seen_seq``); False for
+    settings and notes that hold whatever the view (and ``next``, which has ``after_index``)."""
 
     command: type
     fields: dict[str, Field]
     doc: str
     fixed: tuple[tuple[str, Any], ...] = ()
+    on_view: bool = True
 
 
 MAX_FRAME = 4096
@@ -180,6 +184,12 @@ FRAMES: dict[str, FrameSpec] = {
         {
             "name": Field(_STR, "one of the commands below"),
             "command_id": Field(_STR, 'idempotency key (see "Command ids")', required=False),
+            "seen_seq": Field(
+                _INT,
+                'the last seq the dashboard had applied when the moderator acted (see "Stale views")',
+                required=False,
+                minimum=0,
+            ),
         },
         "a moderator command (below); its own fields sit beside `name`",
     ),
@@ -192,7 +202,8 @@ COMMANDS: dict[str, CommandSpec] = {
     "speed": CommandSpec(
         game.SetSpeed,
         {"wpm": Field(_NUM, "words per minute", minimum=MIN_WPM, maximum=MAX_WPM)},
-        "change the reading speed",
+        "change the reading speed (whatever the view: never `stale_view`)",
+        on_view=False,
     ),
     "skip": CommandSpec(game.Skip, {}, "end the current tossup as skipped, or the current bonus"),
     "rule": CommandSpec(
@@ -230,7 +241,8 @@ COMMANDS: dict[str, CommandSpec] = {
                 minimum=0,
             )
         },
-        "start the next tossup now (between questions)",
+        "start the next tossup now (between questions; `after_index` guards a stale view: never `stale_view`)",
+        on_view=False,
     ),
     "pace": CommandSpec(
         game.SetPace,
@@ -244,7 +256,9 @@ COMMANDS: dict[str, CommandSpec] = {
                 maximum=game.MAX_PACE,
             )
         },
-        "set the pace between questions (a wait under way restarts from now)",
+        "set the pace between questions (a wait under way restarts from now; whatever the view: never"
+        " `stale_view`)",
+        on_view=False,
     ),
     "correct_ruling": CommandSpec(
         game.CorrectRuling,
@@ -271,7 +285,8 @@ COMMANDS: dict[str, CommandSpec] = {
             "team_id": Field(_INT, "the protesting team (absent: the moderator's own note)", required=False),
             "question_id": Field(_INT, "default: the current or last tossup", required=False),
         },
-        "record a protest",
+        "record a protest (whatever the view: never `stale_view`)",
+        on_view=False,
     ),
     "reveal": CommandSpec(
         game.Reveal, {}, "end the tossup being read (or in dead time) now, unanswered, and show its answer"
@@ -370,10 +385,13 @@ def _check_value(name: str, spec: Field, value: Any, ref: Any) -> None:
         raise ProtocolError("invalid", f"{name} must be one of {', '.join(spec.choices)}", ref)
     if spec.max_length is not None and len(value) > spec.max_length:
         raise ProtocolError("invalid", f"{name} must be at most {spec.max_length} characters", ref)
-    if (spec.minimum is not None and value < spec.minimum) or (
-        spec.maximum is not None and value > spec.maximum
-    ):
-        raise ProtocolError("invalid", f"{name} must be between {spec.minimum:g} and {spec.maximum:g}", ref)
+    low, high = spec.minimum, spec.maximum
+    if (low is not None and value < low) or (high is not None and value > high):
+        if low is not None and high is not None:
+            bounds = f"between {low:g} and {high:g}"
+        else:  # one bound only (e.g. a seq or an index: at least 0)
+            bounds = f"at least {low:g}" if low is not None else f"at most {high:g}"
+        raise ProtocolError("invalid", f"{name} must be {bounds}", ref)
 
 
 def _ref(msg: dict[str, Any]) -> Any:
@@ -442,6 +460,13 @@ def command_id(msg: dict[str, Any]) -> str:
     return (
         "sha256:" + hashlib.sha256(given.encode("utf-8", "surrogatepass")).hexdigest()[: MAX_COMMAND_ID - 7]
     )
+
+
+def seen_seq(msg: dict[str, Any]) -> int | None:
+    """The seq of the view a validated ``command`` frame was made on, when its command decides on
+    that view (:attr:`CommandSpec.on_view`) and the frame says (``seen_seq``); else None: the
+    command is not checked for a stale view."""
+    return msg.get("seen_seq") if COMMANDS[msg["name"]].on_view else None
 
 
 def moderator_command(msg: dict[str, Any]) -> Any:

@@ -5,7 +5,8 @@ show it, never parse it) and ``extra``, a JSON-serialisable dict of facts a clie
 (empty for most). Each layer raises its own subclass, keeping its historical name:
 
 - ``competition.game.RuleViolation`` — the engine refuses a command (``code`` one of :data:`RULE_CODES`);
-- ``competition.services.ServiceError`` — the service refuses a request (:data:`SERVICE_CODES`);
+- :class:`ServiceError` — the services (``competition.services``, the live store
+  ``competition.live.store``) refuse a request (:data:`SERVICE_CODES`);
 - ``buzzer.protocol.ProtocolError`` — a client frame is malformed or not allowed;
 - ``formats.FormatError`` — a file cannot be read (``code`` ``bad_file``).
 
@@ -64,6 +65,7 @@ SERVICE_CODES: dict[str, str] = {
     "closed": "the match has started: only existing seats can rejoin",
     "seat_taken": "the name is seated: rejoin with the seat's token or a reclaim code",
     "unknown_preset": "no such rules preset",
+    "stale_view": "a moderator command made on a view of the match that is out of date: look again and resend",
 }
 
 
@@ -87,3 +89,8 @@ class TossupError(Exception):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.code!r}, {self.message!r})"
+
+
+class ServiceError(TossupError):
+    """A request the services refuse (unknown code, bad team, …): ``code`` one of
+    :data:`SERVICE_CODES`, ``message`` for people, ``extra`` facts (often empty)."""

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from competition import game, selectors
+from competition import game
+from competition.live import rowcache
 from competition.models import Competitor, Match, MatchEvent, Player, Team
 from competition.vocabulary import MatchStatus
 from formats import qbj
@@ -124,8 +125,8 @@ def import_tournament(
             state.status = MatchStatus.ENDED
             state.scores = {str(x.id): final_score(mt) for x, mt in zip(rows, m.match_teams, strict=True)}
             row.state = state.live_dict()
-            row.spec, row.spec_key = state.spec().to_dict(), selectors.new_part_key()
-            row.records, row.records_key = state.records_dict(), selectors.new_part_key()
+            row.spec, row.spec_key = state.spec().to_dict(), rowcache.new_part_key()
+            row.records, row.records_key = state.records_dict(), rowcache.new_part_key()
             payload = {
                 "format": "qbj",
                 "source": source,

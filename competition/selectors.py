@@ -1,95 +1,39 @@
 """Reads for the realtime edge (who may see what, snapshots for (re)connecting clients) and
-for the apps above competition (irt's response store: :func:`match_play`)."""
+for the apps above competition (irt's response store: :func:`match_play`).
+
+Only reads: nothing here writes a row, and the row cache (``competition.live.rowcache``) is only
+looked up (its read-through lookups parse a part once per process); ``pyproject.toml``'s contract
+keeps the writers (services, ``competition.live``'s store and ticks, the outbox, tournaments) out."""
 
 from __future__ import annotations
 
-import secrets
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from django.db.models import Max
 
 from competition import game
+from competition.live import rowcache
 from competition.models import Buzz, Competitor, Flag, Match, MatchEvent, Player, Team
 from competition.vocabulary import Audience, Role, player_audience
 
-# --- the match state from its stored parts, the immutable parts cached per process ------------
-
-# Matches whose parsed spec and ruling record a process keeps (a few KB to ~100 KB each).
-CACHE_SIZE = 512
-_T = TypeVar("_T")
-_specs: OrderedDict[tuple[int, str], game.MatchSpec] = OrderedDict()
-_records: OrderedDict[tuple[int, str], game.Records] = OrderedDict()
-_lock = threading.Lock()
-
-
-def _peek(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str]) -> _T | None:
-    """The cached value under ``key`` (now the most recently used), or None: no database read."""
-    with _lock:
-        hit = cache.get(key)
-        if hit is not None:
-            cache.move_to_end(key)
-        return hit
-
-
-def _cached(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], load: Callable[[], _T]) -> _T:
-    hit = _peek(cache, key)
-    if hit is not None:
-        return hit
-    value = load()  # outside the lock: a database read
-    _remember(cache, key, value)
-    return value
-
-
-def remember_spec(match_id: int, spec_key: str, spec: game.MatchSpec) -> None:
-    """Cache a spec just written under ``spec_key`` (the writer's process needs no read back)."""
-    _remember(_specs, (match_id, spec_key), spec)
-
-
-def remember_records(match_id: int, records_key: str, records: game.Records) -> None:
-    """Cache a ruling record just written under ``records_key``."""
-    _remember(_records, (match_id, records_key), records)
-
-
-def cached_parts(
-    match_id: int, spec_key: str, records_key: str
-) -> tuple[game.MatchSpec, game.Records] | None:
-    """The spec and ruling record this process has cached under these keys, or None when either
-    is not (no database read)."""
-    spec, records = _peek(_specs, (match_id, spec_key)), _peek(_records, (match_id, records_key))
-    return None if spec is None or records is None else (spec, records)
-
-
-def _remember(cache: OrderedDict[tuple[int, str], _T], key: tuple[int, str], value: _T) -> None:
-    """Put a parsed part just written (or read) in its cache, dropping the least recently used."""
-    with _lock:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > CACHE_SIZE:
-            cache.popitem(last=False)
-
-
-def new_part_key() -> str:
-    """A fresh ``Match.spec_key`` / ``Match.records_key``: random, so a recycled match id (a
-    test database flushed, a row deleted) never meets a stale cache entry."""
-    return secrets.token_hex(8)
+# --- the match state from its stored parts (the immutable parts from this process's row cache) ---
 
 
 def match_state(match: Match) -> game.MatchState:
     """The engine state of ``match`` (a row whose ``spec``/``records`` may be deferred): the live
-    state from the row, the spec and ruling record from this process's cache (read on a miss,
-    keyed by match id and ``spec_key``/``records_key``)."""
-    spec = _cached(
-        _specs,
-        (match.id, match.spec_key),
+    state from the row, the spec and ruling record from this process's row cache
+    (``competition.live.rowcache``; read from the row on a miss, keyed by match id and
+    ``spec_key``/``records_key``)."""
+    spec = rowcache.spec(
+        match.id,
+        match.spec_key,
         lambda: game.MatchSpec.from_dict(Match.objects.values_list("spec", flat=True).get(pk=match.id)),
     )
-    records = _cached(
-        _records,
-        (match.id, match.records_key),
+    records = rowcache.records(
+        match.id,
+        match.records_key,
         lambda: game.records_from_dict(Match.objects.values_list("records", flat=True).get(pk=match.id)),
     )
     return game.MatchState.from_parts(match.state, spec, records)
@@ -266,11 +210,3 @@ def tournament_match_ids(tournament_id: int) -> list[int]:
     from competition.models import TournamentGame
 
     return list(TournamentGame.objects.filter(tournament_id=tournament_id).values_list("match_id", flat=True))
-
-
-def tournament_complete(tournament_id: int) -> bool:
-    """Every game the tournament's format calls for has been played."""
-    from competition import tournaments  # it reads through this module: imported when asked
-    from competition.models import Tournament
-
-    return tournaments.complete(Tournament.objects.get(pk=tournament_id))

@@ -1,39 +1,29 @@
-"""The one door that changes a match: lock the row, apply a command to the pure engine,
-append the events (sequence-numbered), update the buzz log, broadcast on commit.
+"""The services that make and change matches: creation and the lobby, seats and reclaim codes,
+the commands of players, moderators and organisers, and expert flags.
 
-Every writer (websocket consumers, the reading driver, management commands, tests) goes
-through :func:`apply_command`. Public functions are keyword-only and raise
-:class:`ServiceError` (or the engine's ``RuleViolation``) without changing anything.
+Every change to a running match goes through the one door, ``competition.live.store.apply_command``
+(lock the row, apply the engine, store the events, publish on commit); the reading driver's
+words go ``competition.live.ticks``' way. Public functions are keyword-only and raise
+``competition.errors.ServiceError`` (or the engine's ``RuleViolation``) without changing anything.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 import secrets
-import time
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
 
-from competition import game, selectors, signals, ticks
-from competition.errors import TossupError
+from competition import game, selectors
+from competition.errors import ServiceError
+from competition.game import events as ev
+from competition.live import store
 from competition.models import (
     Bonus,
-    BonusPartResult,
-    Buzz,
     Competitor,
     Flag,
     Match,
     MatchEvent,
-    MediaFile,
-    Outbox,
     Player,
     Team,
     Tossup,
@@ -44,31 +34,6 @@ from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
 from scoring.rules import WEIGHT_CLASSES, load_preset
-
-log = logging.getLogger(__name__)
-# A driver that starts driving a match last driven this long ago stops the clock for the gap
-# (resume_after_gap); shorter gaps are within the driver's heartbeat jitter.
-GAP_MIN = 1.0
-# A player's or moderator's command stops the clock only for a longer gap: the driver's
-# heartbeat (every 0.5 s) may lag under load, and a spurious pause would cost nothing but noise.
-COMMAND_GAP_MIN = 3.0
-
-
-class ServiceError(TossupError):
-    """A request the service refuses (unknown code, bad team, …): ``code`` one of
-    ``competition.errors.SERVICE_CODES``, ``message`` for people, ``extra`` facts (often empty)."""
-
-
-@dataclass(frozen=True)
-class Applied:
-    """What :func:`apply_command` did: the stored events (as broadcast) and the new head seq."""
-
-    events: list[dict[str, Any]]
-    seq: int
-    next_deadline: float | None
-    # True when the command's ``command_id`` had been applied already: nothing was applied
-    # again and ``seq`` is that earlier command's last event.
-    duplicate: bool = False
 
 
 def tossup_spec(tossup: Tossup) -> game.TossupSpec:
@@ -187,7 +152,7 @@ def create_match(
 
 def _build_lobby_state(match: Match) -> None:
     """The initial state, built once from the rows when the match is created; later seats
-    are added by ``game.SeatPlayer`` through :func:`apply_command` (see :func:`join_match`)."""
+    are added by ``game.SeatPlayer`` through ``store.apply_command`` (see :func:`join_match`)."""
     cfg = game.MatchConfig.from_dict(match.config)
     teams = [game.TeamSpec(t.id, t.name, t.kind) for t in match.teams.all()]
     players = [
@@ -203,39 +168,7 @@ def _build_lobby_state(match: Match) -> None:
         [tossup_spec(tossups[i]) for i in match.tossup_ids],
         [bonus_spec(bonuses[i]) for i in match.bonus_ids if i in bonuses],
     )
-    match.save(update_fields=_write_parts(match, None, state))
-
-
-def _write_parts(match: Match, old: game.MatchState | None, new: game.MatchState) -> list[str]:
-    """Set the stored parts of ``new`` that changed since ``old`` (all of them when None) on
-    ``match`` and return their field names: the live state always; the spec only when a seat
-    joined (its lists are shared, never mutated, so identity tells); the ruling record only
-    when a ruling, adjustment or protest changed it (records are frozen: identity again)."""
-    match.state = new.live_dict()
-    names = ["state"]
-    if old is None or not _same_spec(old, new):
-        match.spec, match.spec_key = new.spec().to_dict(), selectors.new_part_key()
-        selectors.remember_spec(match.id, match.spec_key, new.spec())
-        names += ["spec", "spec_key"]
-    if old is None or not _same_records(old.records(), new.records()):
-        records = new.records()
-        match.records, match.records_key = game.records_to_dict(records), selectors.new_part_key()
-        selectors.remember_records(match.id, match.records_key, records)
-        names += ["records", "records_key"]
-    return names
-
-
-SPEC_PARTS = ("config", "teams", "players", "tossups", "bonuses")
-
-
-def _same_spec(a: game.MatchState, b: game.MatchState) -> bool:
-    return all(getattr(a, f) is getattr(b, f) for f in SPEC_PARTS)
-
-
-def _same_records(a: game.Records, b: game.Records) -> bool:
-    return all(
-        len(x) == len(y) and all(p is q for p, q in zip(x, y, strict=True)) for x, y in zip(a, b, strict=True)
-    )
+    match.save(update_fields=store.write_parts(match, None, state))
 
 
 def join_match(
@@ -278,7 +211,7 @@ def join_match(
         )
         # The seat reaches the state through the one door: a ``player_joined`` event with its seq.
         seat = game.SeatPlayer(player.id, team_obj.id, player.name, player.kind, player.weight_class)
-        apply_command(match_id=match.id, command=seat, actor=actor_name(Role.PLAYER, player.id))
+        store.apply_command(match_id=match.id, command=seat, actor=actor_name(Role.PLAYER, player.id))
     return player
 
 
@@ -335,7 +268,7 @@ def seat_bot(
     """Seat a new bot on team ``team_id`` (a human team: a hybrid seat; or a bots' team) of a match
     in the lobby or running, or with ``team_id`` None on a new team of its own named after it, for
     the organiser. The seat reaches the state as a ``player_joined`` event with its seq
-    (``game.SeatPlayer`` through :func:`apply_command`), after ``team_added`` (``game.AddTeam``)
+    (``game.SeatPlayer`` through ``store.apply_command``), after ``team_added`` (``game.AddTeam``)
     for a new team, so every dashboard and tablet sees them. ``weight_class``: light | mid | heavy
     (the race's tie-break).
 
@@ -364,7 +297,7 @@ def seat_bot(
             if TournamentGame.objects.filter(match=match).exists():
                 raise ServiceError("invalid", "a tournament game keeps its two teams: seat the bot on one")
             team = Team.objects.create(match=match, name=name, kind=Team.Kind.BOT)
-            apply_command(
+            store.apply_command(
                 match_id=match.id,
                 command=game.AddTeam(team.id, name),
                 actor=actor_name(Role.MODERATOR),
@@ -385,497 +318,8 @@ def seat_bot(
             min_token=min_token,
         )
         seat = game.SeatPlayer(player.id, team.id, name, player.kind, weight_class, buzz_mode, min_token)
-        apply_command(match_id=match.id, command=seat, actor=actor_name(Role.MODERATOR), now=now)
+        store.apply_command(match_id=match.id, command=seat, actor=actor_name(Role.MODERATOR), now=now)
     return player
-
-
-def apply_command(
-    *,
-    match_id: int,
-    command: Any,
-    actor: str,
-    now: float | None = None,
-    extra_events: list | None = None,
-    command_id: str = "",
-) -> Applied:
-    """Apply one engine command under a row lock and persist its events.
-
-    ``actor`` (``moderator``, ``player:<id>``, ``driver``…) is recorded on every event.
-    ``extra_events`` are service-level log entries appended before the engine's
-    (e.g. ``buzz_received``). ``command_id`` (a client's id for the command, any string;
-    ids over 64 characters are stored as their sha256) makes the command idempotent: if an
-    event of this match already carries it, nothing is applied and the earlier result is
-    returned with ``duplicate=True`` (a double click, two dashboards sending the same
-    command). Raises ``game.RuleViolation`` (nothing stored) when the rules refuse the
-    command, ServiceError ``invalid`` for a non-string ``command_id``."""
-    now = time.time() if now is None else now
-    command_id = _command_key(command_id)
-    if isinstance(command, game.Tick) and actor == Role.DRIVER and not extra_events and not command_id:
-        applied = _tick_unlocked(match_id, now)
-        if applied is not None:
-            return applied
-    with transaction.atomic():
-        match = selectors.live_rows().select_for_update().get(pk=match_id)
-        if command_id:
-            earlier = (
-                MatchEvent.objects.filter(match=match, command_id=command_id)
-                .order_by("-seq")
-                .values_list("seq", flat=True)
-                .first()
-            )
-            if earlier is not None:
-                deadline = selectors.match_state(match).next_deadline
-                return Applied([], earlier, deadline, duplicate=True)
-        state = selectors.match_state(match)
-        # A command that reaches a match nobody has driven for a while (its server died, the
-        # driver has not taken over yet) must not fire the deadlines that fell due meanwhile.
-        gap_events: list[game.Event] = []
-        if command is not None and actor != Role.DRIVER:  # the driver stops the clock itself on takeover
-            state, gap_events = _stop_the_clock_for_gap(match, state, None, now, COMMAND_GAP_MIN)
-        new_state, engine_events = (state, []) if command is None else game.apply(state, command, now)
-        if gap_events:
-            return _store(match, state, new_state, [*gap_events, *(extra_events or []), *engine_events],
-                          command, actor, now, command_id)  # fmt: skip
-        if not engine_events and not extra_events:
-            # Ticks that change nothing visible still persist the state (deadlines moved);
-            # serialised once, written only if it differs.
-            live = new_state.live_dict()
-            if live != match.state or not _same_records(state.records(), new_state.records()):
-                match.save(update_fields=_write_parts(match, state, new_state))
-            _remember(match, new_state)
-            return Applied([], match.seq, new_state.next_deadline)
-        all_events = list(extra_events or []) + list(engine_events)
-        return _store(match, state, new_state, all_events, command, actor, now, command_id)
-
-
-def _plan_tick(match_id: int, now: float) -> tuple[ticks.Known, game.MatchState, list[game.Event]] | None:
-    """A ``Tick`` applied to the row this process remembers, if it only reveals words (no
-    media, no change of status, spec or records): ``(known, new state, events)``; else None."""
-    known = ticks.recall(match_id) if ticks.usable() else None
-    if known is None:
-        return None
-    try:
-        new, events = game.apply(known.state, game.Tick(), now)
-    except game.RuleViolation:
-        return None  # the locked path raises it with the row's own state
-    only_words = all(ev.event == "words" for ev in events) and not _media_shown(
-        (e.event, e.data) for e in events
-    )
-    unchanged = (
-        new.status == known.state.status
-        and _same_spec(known.state, new)
-        and _same_records(known.state.records(), new.records())
-    )
-    if not events or not only_words or not unchanged:
-        return None
-    return known, new, events
-
-
-def _tick_unlocked(match_id: int, now: float) -> Applied | None:
-    """A ``Tick`` that only reveals words, stored in one statement without the row lock
-    (``competition.ticks``); None when it must take the locked path (nothing stored)."""
-    plan = _plan_tick(match_id, now)
-    if plan is None:
-        return None
-    known, new, events = plan
-    out = ticks.store(match_id, known, new, events, Role.DRIVER, now)
-    if out is None:
-        return None
-    deadline = new.next_deadline
-    transaction.on_commit(lambda: _publish(match_id, out, deadline))
-    return Applied(out, out[-1]["seq"], deadline)
-
-
-@dataclass(frozen=True)
-class PlannedTick:
-    """A words-only ``Tick`` computed before it is due (:func:`plan_tick`): the remembered row
-    it applies to, its due time ``at`` (epoch seconds), the state after it and its statement."""
-
-    known: ticks.Known
-    at: float
-    new: game.MatchState
-    write: ticks.Write
-
-
-def plan_tick(match_id: int, at: float) -> PlannedTick | None:
-    """The fast-path ``Tick`` due at ``at``, computed now, so that when it is due only its
-    statement remains to run (:func:`tick_on_loop`); None when it would take the locked path.
-    No I/O: the engine on the row this process remembers."""
-    plan = _plan_tick(match_id, at)
-    if plan is None:
-        return None
-    known, new, events = plan
-    return PlannedTick(known, at, new, ticks.prepare(match_id, known, new, events, Role.DRIVER, at))
-
-
-def _still_due(planned: PlannedTick, now: float) -> bool:
-    after = planned.new.next_deadline
-    return planned.at <= now and (after is None or after > now)
-
-
-async def tick_on_loop(
-    match_id: int,
-    execute: Callable[[str, list[Any]], Awaitable[list[Any] | None]],
-    now: float | None = None,
-    planned: PlannedTick | None = None,
-) -> Applied | None:
-    """The driver's ``Tick`` on the fast path of :func:`apply_command` without a database
-    thread: the one statement is run by ``execute(sql, params)`` on the caller's event loop (an
-    autocommit connection, so stored once it returns; ``execute`` returns the rows, or None
-    when it has no connection free and ran nothing). ``planned``: the ``Tick`` computed ahead
-    by :func:`plan_tick`, used if it is the one ``now`` calls for (due, with no later deadline
-    passed meanwhile) and its row is still the one remembered; else the ``Tick`` is computed
-    afresh at ``now``. When this process remembers no row, or the row has moved (another
-    process wrote it: a start, a buzz, a moderator's command), the row is read by ``execute``
-    too (:func:`ticks.read`) and the ``Tick`` computed on it, once. The events are published as
-    soon as they are stored. None when nothing was stored: the caller applies the ``Tick``
-    through :func:`apply_command`. Raises what ``execute`` raises (a database outage): whether
-    the statement was stored is then unknown, so this process's memory of the row is dropped
-    and the next ``Tick`` reads the row afresh."""
-    if not ticks.usable():
-        return None
-    now = time.time() if now is None else now
-    if planned is not None and (not _still_due(planned, now) or planned.known is not ticks.recall(match_id)):
-        planned = None
-    for _ in range(2):  # the remembered row, then the row as read now
-        if planned is None:
-            if ticks.recall(match_id) is None and await ticks.read(match_id, execute) is None:
-                return None
-            planned = plan_tick(match_id, now)
-            if planned is None:
-                return None
-        known, new, write = planned.known, planned.new, planned.write
-        try:
-            rows = await execute(write.sql, write.params)
-        except BaseException:
-            ticks.forget(match_id, known)
-            raise
-        if rows is None:
-            return None
-        out = ticks.finish(match_id, known, write, rows)
-        if out is not None:
-            _publish(match_id, out, new.next_deadline)
-            return Applied(out, out[-1]["seq"], new.next_deadline)
-        planned = None  # the row had moved (``known`` is forgotten): read it
-    return None
-
-
-def _remember(match: Match, state: game.MatchState) -> None:
-    """Let this process's next word of ``match`` take the fast path (``competition.ticks``)."""
-    if ticks.usable():
-        ticks.remember(
-            match.id,
-            ticks.Known(match.seq, json.dumps(match.state), state, match.spec_key, match.records_key),
-        )
-
-
-def _command_key(command_id: Any) -> str:
-    if not isinstance(command_id, str):
-        raise ServiceError("invalid", "command_id must be a string")
-    if len(command_id) > 64:  # the column's width; a client's id may be longer
-        return hashlib.sha256(command_id.encode()).hexdigest()
-    return command_id
-
-
-def _store(
-    match: Match,
-    old: game.MatchState,
-    new: game.MatchState,
-    events: list[game.Event],
-    command: Any,
-    actor: str,
-    now: float,
-    command_id: str = "",
-) -> Applied:
-    """Append ``events`` (sequence-numbered), project them, save the state; inside the
-    caller's transaction and row lock. Publishing, and the fit request of an ended match,
-    happen on commit."""
-    rows: list[MatchEvent] = []
-    seq = match.seq
-    for ev in events:
-        seq += 1
-        rows.append(
-            MatchEvent(
-                match=match,
-                seq=seq,
-                event=ev.event,
-                payload=dict(ev.data),
-                audience=ev.audience,
-                actor=actor,
-                command_id=command_id,
-            )
-        )
-    MatchEvent.objects.bulk_create(rows)
-    _mark_revealed(rows)
-    _project(match, rows, command, old, new, now)
-    parts = _write_parts(match, old, new)
-    match.seq = seq
-    # Whatever this command was, the engine advanced the match to ``now``: nobody was away
-    # before that (the driver's gap recovery starts from here at the earliest).
-    # Nothing drives a match in the lobby (a seat joining there starts no clock).
-    if new.status != "lobby":
-        match.driven_at = max(match.driven_at or now, now)
-    match.save(update_fields=[*parts, "seq", "status", "ended_at", "driven_at"])
-    _remember(match, new)
-    out = [_event_dict(r) for r in rows]
-    deadline = new.next_deadline
-    match_id = match.id
-    transaction.on_commit(lambda: _publish(match_id, out, deadline))
-    ended = any(r.event == "match_ended" for r in rows)
-    corrected = old.status == "ended" and any(r.event == "ruling_corrected" for r in rows)
-    if match.status == Match.Status.ENDED and (ended or corrected):
-        # One durable job per subscriber (competition.signals.on_match_ended), stored with the
-        # match end and sent after commit; sweep_outbox() resends what the broker never got
-        # (Redis down at that moment, worker gone). A ruling corrected after the end sends
-        # them again (their work is idempotent), so the fits follow the correction.
-        for topic in signals.match_ended_topics():
-            job = Outbox.objects.create(topic=topic, match=match, payload={"match_id": match_id})
-            transaction.on_commit(lambda pk=job.pk: _dispatch(pk))
-    return Applied(out, seq, deadline)
-
-
-def _mark_revealed(rows: list[MatchEvent]) -> None:
-    """Media files of the image/audio tokens these events showed become fetchable by anyone
-    (``MediaFile.revealed``; ``frontend.views.media_file``)."""
-    if shown := _media_shown((r.event, r.payload) for r in rows):
-        MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
-
-
-def _media_shown(events: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
-    """The sha256 of every image/audio token that these (event name, data) pairs show."""
-    return {
-        token["sha256"]
-        for name, data in events
-        if name in ("words", "tossup_ended")  # the end shows the whole tossup
-        for token in data["words"]
-        if isinstance(token, dict) and token.get("sha256")
-    }
-
-
-def resume_after_gap(*, match_id: int, since: float | None, now: float | None = None) -> Applied:
-    """Stop the clock for the time nobody drove the match: pause it at ``since`` (the last
-    moment a driver was known to drive it, epoch s) and resume it at ``now``, in one
-    transaction, both events published together. So deadlines that fell due meanwhile (the
-    next word, an answer window, a bonus timer) keep the time they had left at ``since``
-    instead of firing all at once. Logged as ``paused``/``resumed`` by ``driver``.
-
-    ``since`` is raised to the stored ``Match.driven_at`` (under the lock: a command or
-    another driver may have moved the match on since it was read); None means that column.
-    A match that is not running, is paused, has no pending deadline or was driven less than
-    :data:`GAP_MIN` seconds ago is left alone: ``Applied([], seq, next_deadline)``."""
-    now = time.time() if now is None else now
-    with transaction.atomic():
-        match = selectors.live_rows().select_for_update().get(pk=match_id)
-        state = selectors.match_state(match)
-        resumed, events = _stop_the_clock_for_gap(match, state, since, now, GAP_MIN)
-        if not events:
-            return Applied([], match.seq, state.next_deadline)
-        return _store(match, state, resumed, events, game.Resume(), Role.DRIVER, now)
-
-
-def _stop_the_clock_for_gap(
-    match: Match, state: game.MatchState, since: float | None, now: float, min_gap: float
-) -> tuple[game.MatchState, list[game.Event]]:
-    """(state paused at the gap's start and resumed at ``now``, their events), or
-    (``state``, []) when there is no gap to stop (see :func:`resume_after_gap`)."""
-    known = [t for t in (since, match.driven_at) if t is not None]
-    if not known:
-        # Never driven since it started (a match older than the heartbeat): nobody drove
-        # it after its next deadline at the latest.
-        known = [min(state.next_deadline or now, now)]
-    start = min(max(known), now)
-    if state.status != "running" or state.paused or state.next_deadline is None or now - start < min_gap:
-        return state, []
-    try:
-        paused, pause_events = game.apply(state, game.Pause(), start)
-        resumed, resume_events = game.apply(paused, game.Resume(), now)
-    except game.RuleViolation:  # deadlines due by ``start`` ended the match: nothing to stop
-        return state, []
-    return resumed, [*pause_events, *resume_events]
-
-
-def _event_dict(row: MatchEvent) -> dict[str, Any]:
-    return {
-        "seq": row.seq,
-        "event": row.event,
-        "data": row.payload,
-        "audience": row.audience,
-        "actor": row.actor,
-    }
-
-
-def _publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:
-    """Run on commit: send :data:`competition.signals.events_committed`. The events are stored
-    whatever happens here, so a receiver's failure (Redis down) is logged, never raised into
-    the caller; clients catch up by resync."""
-    results = signals.events_committed.send_robust(
-        sender=Match, match_id=match_id, events=events, next_deadline=deadline
-    )
-    for receiver, result in results:
-        if isinstance(result, Exception):  # django.dispatch has logged the traceback
-            log.warning(
-                "publishing events %s.. of match %s through %s failed: %r",
-                events[0]["seq"],
-                match_id,
-                getattr(receiver, "__qualname__", receiver),
-                result,
-            )
-
-
-# --- the outbox: work for Celery stored with what caused it --------------------------------
-
-# A row dispatched this long ago and still not done is sent again (its message may have been
-# lost with a Redis restart; the fit is idempotent, so a duplicate only costs a lookup).
-REDISPATCH_AFTER = 300.0
-
-
-def _dispatch(outbox_id: int) -> bool:
-    """Send one outbox row's task and mark it dispatched; False (logged) if the broker is
-    unreachable: the row stays for :func:`sweep_outbox`."""
-    job = Outbox.objects.filter(pk=outbox_id, done_at=None).first()
-    if job is None:
-        return False
-    Outbox.objects.filter(pk=job.pk).update(attempts=F("attempts") + 1)
-    send = signals.outbox_sender(job.topic)
-    if send is None:
-        log.error("outbox row %s has a topic no app registered: %r", job.pk, job.topic)
-        return False
-    try:
-        send(job.match_id)
-    except Exception:
-        log.warning(
-            "could not send outbox row %s (%s); the sweeper retries", job.pk, job.topic, exc_info=True
-        )
-        return False
-    Outbox.objects.filter(pk=job.pk).update(dispatched_at=timezone.now())
-    return True
-
-
-def sweep_outbox(*, redispatch_after: float = REDISPATCH_AFTER) -> int:
-    """Send every outbox row not yet done that was never dispatched, or dispatched more than
-    ``redispatch_after`` seconds ago. Safe to call from several processes at once (the work
-    is idempotent). Returns how many rows were sent. Never raises for a broker outage."""
-    stale = timezone.now() - timedelta(seconds=redispatch_after)
-    due = Outbox.objects.filter(done_at=None).filter(Q(dispatched_at=None) | Q(dispatched_at__lt=stale))
-    return sum(_dispatch(pk) for pk in due.values_list("pk", flat=True))
-
-
-def mark_outbox_done(*, topic: str, match_id: int) -> int:
-    """Called by the task when its work is stored: the rows of ``topic`` for this match are
-    done and never sent again. Returns how many rows."""
-    return Outbox.objects.filter(topic=topic, match_id=match_id, done_at=None).update(done_at=timezone.now())
-
-
-def _project(
-    match: Match, rows: list[MatchEvent], command: Any, old: game.MatchState, new: game.MatchState, now: float
-) -> None:
-    """Keep the queryable buzz log (Buzz, BonusPartResult) and the match status in step with
-    the events of this transaction."""
-    race: dict[str, Any] = {}
-    if isinstance(command, game.Answer):
-        # The judge's suggestion is recorded whatever the engine does with it next.
-        _current_buzz(match, {"question_id": command.question_id, "player_id": command.player_id}).update(
-            guess=command.text, verdict=command.verdict, verdict_reason=command.reason[:200]
-        )
-    bonus_teams = {b.bonus_id: b.team_id for b in (old.bonus, new.bonus) if b is not None}
-    for row in rows:
-        d = row.payload
-        if row.event == "match_started":
-            match.status = Match.Status.RUNNING
-        elif row.event == "match_ended":
-            match.status = Match.Status.ENDED
-            match.ended_at = timezone.now()
-        elif row.event == "race":
-            race = d
-        elif row.event == "renamed":
-            team = d["team_id"] is not None
-            seats = Team.objects if team else Player.objects
-            seats.filter(match=match, pk=d["team_id"] if team else d["player_id"]).update(name=d["name"])
-        elif row.event == "buzz":
-            winner: dict[str, Any] = next(
-                (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
-            )
-            Buzz.objects.create(
-                match=match,
-                tossup_id=d["question_id"],
-                player_id=d["player_id"],
-                team_id=d["team_id"],
-                kind=d["kind"],
-                token_index=d["token_index"],
-                token_count=d["token_count"],
-                revealed_at=d.get("revealed_at"),
-                received_at=winner.get("received_at", now),
-                accepted_at=winner.get("accepted_at", now),
-                client_time=winner.get("client_time"),
-                corrected_press_at=winner.get("corrected_press_at"),
-                eligible=race.get("eligible", []),
-                race=race,
-                seq=row.seq,
-            )
-        elif row.event == "buzz_ruled":
-            # A timeout is ruled at its deadline, not when a (late) driver's Tick applied it.
-            ruled_at = next(
-                (
-                    h.at
-                    for h in reversed(new.history)
-                    if isinstance(h, game.TossupRuling)
-                    and h.question_id == d["question_id"]
-                    and h.player_id == d["player_id"]
-                ),
-                now,
-            )
-            fields: dict[str, Any] = {"ruling": d["ruling"], "points": d["points"], "ruled_at": ruled_at}
-            if d.get("guess") is not None:
-                fields["guess"] = d["guess"]
-            _current_buzz(match, d).update(**fields)
-        elif row.event == "ruling_undone":
-            if d.get("bonus_id") is not None:
-                BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"]).update(
-                    ruling="undone", points=0
-                )
-            else:
-                _current_buzz(match, d).update(ruling="undone", points=0)
-        elif row.event == "ruling_corrected":
-            # The log keeps the ruling given first in the event; the buzz log holds what stands.
-            if d["bonus_id"] is not None:
-                _current_part(match, d).update(ruling=d["ruling"], points=d["points"])
-            else:
-                _current_buzz(match, d).update(ruling=d["ruling"], points=d["points"])
-        elif row.event == "bonus_part_ruled":
-            BonusPartResult.objects.create(
-                match=match,
-                bonus_id=d["bonus_id"],
-                team_id=bonus_teams[d["bonus_id"]],
-                part=d["part"],
-                guess=d.get("guess") or "",
-                verdict=_bonus_verdict(command, old, d),
-                ruling=d["ruling"],
-                points=d["points"],
-                seq=row.seq,
-            )
-
-
-def _bonus_verdict(command: Any, old: game.MatchState, d: dict[str, Any]) -> str:
-    """The judge's verdict on a bonus part: from this command, or from the answer the
-    moderator has just ruled on."""
-    if isinstance(command, game.BonusAnswer | game.DecideBonus):
-        return command.verdict
-    pending = old.bonus.pending if old.bonus is not None else None
-    return pending.verdict if pending is not None else ""
-
-
-def _current_buzz(match: Match, d: dict[str, Any]):
-    """The latest buzz row of this player on this tossup (a player buzzes once per tossup)."""
-    qs = Buzz.objects.filter(match=match, tossup_id=d["question_id"], player_id=d["player_id"])
-    last = qs.order_by("-seq").values_list("id", flat=True).first()
-    return Buzz.objects.filter(id=last)
-
-
-def _current_part(match: Match, d: dict[str, Any]):
-    """The latest result row of this bonus part (a part is ruled again only after an undo)."""
-    qs = BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"])
-    last = qs.exclude(ruling="undone").order_by("-seq").values_list("id", flat=True).first()
-    return BonusPartResult.objects.filter(id=last)
 
 
 # --- thin command helpers used by the edges -------------------------------------------------
@@ -892,7 +336,7 @@ def buzz(
     delay_bound: float = 0.0,
     cost: float | None = None,
     now: float | None = None,
-) -> Applied:
+) -> store.Applied:
     """A buzz press. ``token_index`` and ``corrected_press_at`` are the client's claims;
     ``cost`` a bot's declared USD cost of the guess (a race tie-break);
     ``delay_bound`` (seconds) the connection's measured one-way delay bound: the engine decides
@@ -900,12 +344,14 @@ def buzz(
     ``buzz_received`` (moderator audience) in the same transaction, so an acknowledged buzz is
     never lost. Raises ``game.RuleViolation`` (nothing stored) when the rules refuse it."""
     cmd = game.Buzz(player_id, question_id, token_index, client_time, corrected_press_at, delay_bound, cost)
-    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+    return store.apply_command(
+        match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now
+    )
 
 
 def answer(
     *, match_id: int, player_id: int, question_id: int, text: str, now: float | None = None
-) -> Applied:
+) -> store.Applied:
     """The buzzer's answer (or reply to a prompt): judged against the answer line, then
     applied; the verdict is a suggestion unless the match auto-rules."""
     state = selectors.load_state(match_id)
@@ -913,7 +359,9 @@ def answer(
     cmd = game.Answer(
         player_id, question_id, text[:500], verdict.verdict, verdict.reason, verdict.directed_prompt
     )
-    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+    return store.apply_command(
+        match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now
+    )
 
 
 def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text: str) -> Judgement:
@@ -934,7 +382,7 @@ def _judge_tossup(state: game.MatchState, player_id: int, question_id: int, text
 
 def bonus_answer(
     *, match_id: int, player_id: int, bonus_id: int, part: int, text: str, now: float | None = None
-) -> Applied:
+) -> store.Applied:
     """An answer to the current bonus part by a player (or bot) of the controlling team."""
     state = selectors.load_state(match_id)
     spec = next((b for b in state.bonuses if b.bonus_id == bonus_id), None)
@@ -945,18 +393,20 @@ def bonus_answer(
     cmd = game.BonusAnswer(
         player_id, bonus_id, part, text[:500], verdict.verdict, verdict.reason, verdict.directed_prompt
     )
-    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+    return store.apply_command(
+        match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now
+    )
 
 
 def confirm_buzz(
     *, match_id: int, bot_id: int, confirm: bool, player_id: int | None, now: float | None = None
-) -> Applied:
+) -> store.Applied:
     """A human teammate (``player_id``) or the moderator (None) confirms or declines the pending
     buzz of semi-autonomous bot seat ``bot_id`` (``game.ConfirmBuzz``; the engine checks that
     the confirmer is on the bot's team)."""
     cmd = game.ConfirmBuzz(bot_id, confirm, player_id)
     who = actor_name(Role.MODERATOR) if player_id is None else actor_name(Role.PLAYER, player_id)
-    return apply_command(match_id=match_id, command=cmd, actor=who, now=now)
+    return store.apply_command(match_id=match_id, command=cmd, actor=who, now=now)
 
 
 MAX_EXPLANATION = 1000  # characters of a bonus suggestion's explanation kept
@@ -972,14 +422,16 @@ def bonus_suggestion(
     confidence: float,
     explanation: str = "",
     now: float | None = None,
-) -> Applied:
+) -> store.Applied:
     """A bot seat's suggested answer to the open bonus part for its team's captain
     (``game.BonusSuggestion``; shown only to that team and the moderator). Not judged here:
     it is judged when the captain consults it (:func:`decide_bonus`)."""
     cmd = game.BonusSuggestion(
         player_id, bonus_id, part, guess[:500], confidence, explanation[:MAX_EXPLANATION]
     )
-    return apply_command(match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now)
+    return store.apply_command(
+        match_id=match_id, command=cmd, actor=actor_name(Role.PLAYER, player_id), now=now
+    )
 
 
 def decide_bonus(
@@ -992,7 +444,7 @@ def decide_bonus(
     bot_id: int | None = None,
     now: float | None = None,
     command_id: str = "",
-) -> Applied:
+) -> store.Applied:
     """The captain's (``player_id``; None: the moderator) own | consult | abstain on the open
     bonus part (``game.DecideBonus``). For consult, the chosen suggestion (``bot_id``'s, else the
     first) is judged against the part's answer line here, as any bonus answer is."""
@@ -1008,15 +460,40 @@ def decide_bonus(
         bonus_id, part, decision, player_id, bot_id, verdict.verdict, verdict.reason, verdict.directed_prompt
     )
     who = actor_name(Role.MODERATOR) if player_id is None else actor_name(Role.PLAYER, player_id)
-    return apply_command(match_id=match_id, command=cmd, actor=who, now=now, command_id=command_id)
+    return store.apply_command(match_id=match_id, command=cmd, actor=who, now=now, command_id=command_id)
 
 
-def rename(*, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None) -> Applied:
+def moderate(
+    *,
+    match_id: int,
+    command: Any,
+    now: float | None = None,
+    command_id: str = "",
+    seen_seq: int | None = None,
+) -> store.Applied:
+    """A moderator's engine command (pause, skip, a ruling…; ``buzzer.protocol.moderator_command``
+    builds it from a dashboard's frame), idempotent by ``command_id`` and refused when made on a
+    view older than what happened since ``seen_seq`` (``store.apply_command``). Raises
+    ``game.RuleViolation`` (nothing stored) when the rules refuse it, ServiceError ``stale_view``
+    when its view is out of date."""
+    return store.apply_command(
+        match_id=match_id,
+        command=command,
+        actor=actor_name(Role.MODERATOR),
+        now=now,
+        command_id=command_id,
+        seen_seq=seen_seq,
+    )
+
+
+def rename(
+    *, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None
+) -> store.Applied:
     """An organiser corrects the name of team ``team_id`` or seat ``player_id`` of a match (the
     admin's door): through the engine, so the spec, the ``Team``/``Player`` row, the event log
     (``renamed``) and every connected screen agree. Raises RuleViolation ``bad_value``,
     ``unknown_team`` or ``unknown_player``; Match.DoesNotExist for an unknown match."""
-    return apply_command(
+    return store.apply_command(
         match_id=match_id,
         command=game.Rename(name, team_id=team_id, player_id=player_id),
         actor=Role.ORGANISER,
@@ -1025,7 +502,7 @@ def rename(*, match_id: int, name: str, team_id: int | None = None, player_id: i
 
 def flag_question(
     *, match_id: int, question_id: int, problem: str, comment: str, reporter: str, role: str
-) -> Applied:
+) -> store.Applied:
     """An expert flag (ADVSCORE.md §6) from a match (a player's or the moderator's) on its tossup
     ``question_id``, which must have ended; logged there as a ``question_flagged`` event for the
     moderator. ``problem``: a ``competition.vocabulary.FlagProblem``; ``role``: one of
@@ -1033,7 +510,7 @@ def flag_question(
     in the match or still being played."""
     _check_problem(problem)
     ended = MatchEvent.objects.filter(
-        match_id=match_id, event="tossup_ended", payload__question_id=question_id
+        match_id=match_id, event=ev.TossupEnded.EVENT, payload__question_id=question_id
     ).exists()
     if not ended:
         raise ServiceError("invalid", "a question can be flagged only after its tossup ended")
@@ -1051,7 +528,7 @@ def flag_question(
             problem=problem,
             comment=comment[:2000],
         )
-        return apply_command(match_id=match_id, command=None, actor=str(role), extra_events=[event])
+        return store.apply_command(match_id=match_id, command=None, actor=str(role), extra_events=[event])
 
 
 def flag_question_as_editor(*, question_id: int, problem: str, comment: str, reporter: str) -> Flag:

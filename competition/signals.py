@@ -13,7 +13,7 @@ management command — is wired the same way, whatever it happens to import).
   sends its job (``send(match_id)``, e.g. a Celery ``apply_async``) with
   :func:`on_match_ended`. When a match ends, competition stores one ``Outbox`` row per topic
   in the same transaction, sends it on commit, and re-sends it until the job calls
-  ``services.mark_outbox_done`` (at least once). irt registers ``fit_after_match``;
+  ``outbox.mark_outbox_done`` (at least once). irt registers ``fit_after_match``;
   competition itself ``tournament_advance`` (``competition.tournaments``).
 """
 

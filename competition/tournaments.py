@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import transaction
 
-from competition import exports, game, selectors, services
+from competition import exports, game, outbox, selectors, services
 from competition import schedule as sc
 from competition import standings as st
 from competition.interchange import final_score
@@ -259,7 +259,7 @@ ADVANCE_TOPIC = "tournament_advance"
 def advance_after_match(match_id: int) -> None:
     """The outbox job of a match that ended: if it was a tournament game, its tournament
     advances (:func:`advance`). Runs in the process that stored the end, right after the
-    commit, or in the outbox sweeper (``services.sweep_outbox``: ``serve``, a worker's start)
+    commit, or in the outbox sweeper (``outbox.sweep_outbox``: ``serve``, a worker's start)
     when that process died in between. Raises what :func:`advance` raises; the row then stays
     for the sweeper."""
     game = TournamentGame.objects.filter(match_id=match_id).only("tournament_id").first()
@@ -267,7 +267,7 @@ def advance_after_match(match_id: int) -> None:
         made = advance(game.tournament_id)
         if made:
             log.info("tournament %s: %d new games after match %s", game.tournament_id, len(made), match_id)
-    services.mark_outbox_done(topic=ADVANCE_TOPIC, match_id=match_id)
+    outbox.mark_outbox_done(topic=ADVANCE_TOPIC, match_id=match_id)
 
 
 Done = list[tuple[sc.Pairing, st.GameResult]]
@@ -305,6 +305,12 @@ def complete(tournament: Tournament, done: Done | None = None) -> bool:
     """Every game planned is created and ended."""
     done = results(tournament) if done is None else done
     return len(done) == len(current_plan(tournament, done).games)
+
+
+def tournament_complete(tournament_id: int) -> bool:
+    """:func:`complete` for the tournament of id ``tournament_id`` (irt's fit of a tournament's
+    last game). Raises ``Tournament.DoesNotExist``."""
+    return complete(Tournament.objects.get(pk=tournament_id))
 
 
 # --- export ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The Celery app: Redis broker, tasks discovered in the Django apps.
 
 A worker that becomes ready sends the outbox rows nobody could send (e.g. a match that
-ended while Redis or every worker was down): ``competition.services.sweep_outbox``."""
+ended while Redis or every worker was down): ``competition.outbox.sweep_outbox``."""
 
 import logging
 import os
@@ -18,10 +18,10 @@ app.autodiscover_tasks()
 
 @worker_ready.connect
 def sweep_outbox_on_ready(**_: object) -> None:
-    from competition import services
+    from competition import outbox
 
     try:
-        sent = services.sweep_outbox()
+        sent = outbox.sweep_outbox()
     except Exception:  # the worker must start anyway; the serve supervisor sweeps again
         logging.getLogger(__name__).exception("outbox sweep at worker start failed")
         return

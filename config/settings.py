@@ -182,7 +182,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {"global_keyprefix": REDIS_PREFIX}
 # Publishing to a broker that is down fails fast (the outbox keeps the work; see
-# competition.services.sweep_outbox) instead of blocking the caller.
+# competition.outbox.sweep_outbox) instead of blocking the caller.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # Media files of multimodal tossups (competition.models.MediaFile), by content hash; served by

@@ -6,7 +6,7 @@ FIT_AFTER_MATCH = "fit_after_match"
 
 def send_fit_after_match(match_id: int) -> None:
     """Queue the fit once, without Celery's own retries: a broker outage raises at once and
-    the outbox row stays for ``competition.services.sweep_outbox``."""
+    the outbox row stays for ``competition.outbox.sweep_outbox``."""
     from irt.tasks import fit_after_match  # numpy and scikit-learn load on first use, not at setup
 
     fit_after_match.apply_async(args=[match_id], retry=False)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from competition import selectors, services
+from competition import outbox, selectors, tournaments
 from irt import pipeline
 from irt.apps import FIT_AFTER_MATCH
 
@@ -34,7 +34,7 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     row done. Safe to run twice (responses replaced, fits keyed by their inputs). Of two last
     games ending at once, the task that records its responses last sees both in its fit."""
     if not pipeline.record_match_responses(match_id):  # no tossup played: nothing to fit
-        services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
+        outbox.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
         return {}
 
     def progress(scope: str, start: float):
@@ -51,9 +51,9 @@ def fit_after_match(self, match_id: int) -> dict[str, int]:
     live_fit = pipeline.fit_scope("live", progress=progress("live", 0.5))
     fits = {"match_fit": match_fit.id, "live_fit": live_fit.id}
     tournament = selectors.tournament_of(match_id)
-    if tournament is not None and selectors.tournament_complete(tournament):
+    if tournament is not None and tournaments.tournament_complete(tournament):
         fits["tournament_fit"] = pipeline.fit_scope(f"tournament:{tournament}").id
-    services.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
+    outbox.mark_outbox_done(topic=FIT_AFTER_MATCH, match_id=match_id)
     return fits
 
 

@@ -53,14 +53,14 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def _close_pool_connections(django_db_setup: None) -> Iterator[None]:
-    """The consumers' database threads (buzzer.driver pools, and asgiref's one thread for
+    """The consumers' database threads (buzzer.dbpools pools, and asgiref's one thread for
     thread-sensitive calls made outside ``async_to_sync``) keep their connections; close them
     before the test database is dropped."""
     yield
     from asgiref.sync import SyncToAsync
     from django.db import connections
 
-    from buzzer.driver import close_pool_connections
+    from buzzer.dbpools import close_pool_connections
 
     close_pool_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result(timeout=10)

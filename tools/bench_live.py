@@ -130,7 +130,7 @@ def start_matches(ids: list[int]) -> None:
     from competition import game, services
 
     for match_id in ids:
-        services.apply_command(match_id=match_id, command=game.Start(), actor="moderator")
+        services.moderate(match_id=match_id, command=game.Start())
 
 
 # --- clients -----------------------------------------------------------------------------------
@@ -291,7 +291,7 @@ async def lateness(
     def end_all() -> None:
         for match_id, _ in matches:
             with contextlib.suppress(Exception):
-                services.apply_command(match_id=match_id, command=game.End(), actor="moderator")
+                services.moderate(match_id=match_id, command=game.End())
 
     await sync_to_async(end_all)()
     return start, quiet, busy, closing, burst_s

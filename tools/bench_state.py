@@ -1,7 +1,8 @@
 """Benchmark: what one word costs the service — bytes written to the match row and wall time.
 
 Plays a match of the demo packet (24 tossups) and one of 100 tossups (the demo tossups
-cycled) through :func:`competition.services.apply_command` on a scratch database (a fresh
+cycled) through ``competition.services`` (the reading driver's ``Tick`` through
+``competition.live.ticks.tick``, as its fallback on a database thread runs it) on a scratch database (a fresh
 PostgreSQL database on the server of ``DATABASE_URL`` when that is PostgreSQL, else a SQLite
 file), two players, ``auto_rule`` on. The first two and the last two tossups are read word
 by word with one wrong buzz each (so the ruling history grows as in play); the tossups in
@@ -59,9 +60,9 @@ class MatchRowWrites:
         if head.startswith('UPDATE "COMPETITION_MATCH"'):
             self.bytes += sum(_param_bytes(p) for p in params or ())
         elif head.startswith("WITH M AS (\n    UPDATE COMPETITION_MATCH"):
-            # competition.ticks' one statement: its SET values (the rest selects the row and
+            # competition.live.ticks' one statement: its SET values (the rest selects the row and
             # carries the event rows, which are not the match row)
-            from competition import ticks
+            from competition.live import ticks
 
             self.bytes += sum(_param_bytes(p) for p in params[: ticks.SET_PARAMS])
         return execute(sql, params, many, context)
@@ -105,6 +106,7 @@ def play(n_tossups: int) -> dict[str, Any]:
     from django.db import connection
 
     from competition import game, services
+    from competition.live import ticks
 
     tossup_ids = _tossup_ids(n_tossups)
     match = services.create_match(
@@ -116,7 +118,7 @@ def play(n_tossups: int) -> dict[str, Any]:
     measured = {0, 1, n_tossups - 2, n_tossups - 1}
     writes = MatchRowWrites()
     now = time.time()
-    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=now)
+    applied = services.moderate(match_id=match.id, command=game.Start(), now=now)
     sizes: dict[str, list[int]] = {"early": [], "late": []}
     times: list[float] = []
     index, qid, revealed, buzzed = -1, 0, 0, False
@@ -141,7 +143,7 @@ def play(n_tossups: int) -> dict[str, Any]:
         writes.bytes = 0
         t0 = time.perf_counter()
         with connection.execute_wrapper(writes):
-            applied = services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=now)
+            applied = ticks.tick(match.id, now)
         elapsed = time.perf_counter() - t0
         note(applied.events)
         if index in measured and any(e["event"] == EventName.WORDS for e in applied.events):
@@ -155,9 +157,7 @@ def play(n_tossups: int) -> dict[str, Any]:
                 services.buzz(match_id=match.id, player_id=player.id, question_id=qid, token_index=revealed - 1,
                               client_time=None, corrected_press_at=None, now=now)  # fmt: skip
                 for _ in range(10):  # close the race: the buzz wins
-                    applied = services.apply_command(
-                        match_id=match.id, command=game.Tick(), actor="driver", now=max(now, deadline or now)
-                    )
+                    applied = ticks.tick(match.id, max(now, deadline or now))
                     note(applied.events)
                     if any(e["event"] == EventName.BUZZ for e in applied.events):
                         break
@@ -168,15 +168,11 @@ def play(n_tossups: int) -> dict[str, Any]:
                 )
                 note(applied.events)
                 if index not in measured:
-                    applied = services.apply_command(
-                        match_id=match.id, command=game.Skip(), actor="moderator", now=now
-                    )
+                    applied = services.moderate(match_id=match.id, command=game.Skip(), now=now)
                     note(applied.events)
             except game.RuleViolation:
                 pass
-            deadline = services.apply_command(
-                match_id=match.id, command=game.Tick(), actor="driver", now=now
-            ).next_deadline
+            deadline = ticks.tick(match.id, now).next_deadline
     all_sizes = sizes["early"] + sizes["late"]
     times_ms = sorted(t * 1000 for t in times)
     return {

@@ -15,8 +15,10 @@ from channels.db import database_sync_to_async
 from django.db import OperationalError
 from django.db import connection as django_connection
 
+from buzzer import dbpools
 from buzzer import driver as driving
-from competition import game, selectors, services, signals, ticks
+from competition import game, selectors, services, signals
+from competition.live import rowcache, store, ticks
 from competition.models import Match, MatchEvent, Player
 from tests.support.factories import make_match
 from tools import launcher
@@ -63,7 +65,7 @@ async def test_a_server_killed_in_an_answer_window_leaves_the_buzzer_its_answer_
     def play_until_killed() -> Match:
         match = make_match(config={"wpm": 600, "answer_window": WINDOW, "auto_rule": True})
         alice = Player.objects.get(match=match, name="alice")
-        run = services.apply_command
+        run = store.apply_command
         run(match_id=match.id, command=game.Start(), actor="moderator", now=base)
         run(match_id=match.id, command=game.Tick(), actor="driver", now=base + 1.0)
         services.buzz(
@@ -121,7 +123,7 @@ async def test_the_driver_stops_the_clock_during_a_redis_outage_and_resumes_afte
     settings.REDIS_URL = url
     monkeypatch.setattr(driving, "PROCESS_ID", "only")
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=80)
-    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
     driver = driving.Driver(match.id)
     driver.start()
     try:
@@ -156,15 +158,15 @@ async def test_the_driver_stops_the_clock_during_a_redis_outage_and_resumes_afte
 
 async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
-    real, real_execute = services.apply_command, driving.TICK_CONNECTIONS.execute
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    real, real_execute = ticks.tick, dbpools.TICK_CONNECTIONS.execute
     failures = {"left": 3}  # a tick's first three writes fail, on the event loop's way or a thread's
 
-    def flaky(**kw: Any) -> services.Applied:
-        if isinstance(kw.get("command"), game.Tick) and failures["left"]:
+    def flaky(match_id: int, now: float | None = None) -> store.Applied:
+        if failures["left"]:
             failures["left"] -= 1
             raise OperationalError("database is locked")
-        return real(**kw)
+        return real(match_id, now)
 
     async def flaky_execute(sql: str, params: list[Any]) -> list[Any] | None:
         if failures["left"]:
@@ -172,8 +174,8 @@ async def test_the_driver_outlives_database_errors_and_keeps_reading(monkeypatch
             raise psycopg.OperationalError("server closed the connection unexpectedly")
         return await real_execute(sql, params)
 
-    monkeypatch.setattr(services, "apply_command", flaky)
-    monkeypatch.setattr(driving.TICK_CONNECTIONS, "execute", flaky_execute)
+    monkeypatch.setattr(ticks, "tick", flaky)
+    monkeypatch.setattr(dbpools.TICK_CONNECTIONS, "execute", flaky_execute)
     driver = driving.Driver(match.id)
     driver.start()
     try:
@@ -194,7 +196,7 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
     meanwhile until it ends, no longer: the wait for the next word is measured from the
     renewal's end, not its start."""
     match = await database_sync_to_async(make_match)(config={"wpm": 240}, words=40)
-    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
     driver = driving.Driver(match.id)
     renewed: list[float] = []  # end times of the slow renewals
     real_hold = driving.Driver._hold_lease
@@ -207,16 +209,16 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
         return held
 
     excess: list[float] = []  # how long after both its deadline and the last renewal a Tick came
-    real_tick = services.tick_on_loop
+    real_tick = ticks.tick_on_loop
 
-    async def timed(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+    async def timed(match_id: int, execute: Any, **kw: Any) -> store.Applied | None:
         """Every Tick's first step."""
         if driver.deadline is not None:
             excess.append(time.time() - max(driver.deadline, renewed[-1]))
         return await real_tick(match_id, execute, **kw)
 
     monkeypatch.setattr(driving.Driver, "_hold_lease", slow_hold)
-    monkeypatch.setattr(services, "tick_on_loop", timed)
+    monkeypatch.setattr(ticks, "tick_on_loop", timed)
     driver.start()
     try:
         await until(lambda: _words_at_least(match, 16), timeout=15)
@@ -226,12 +228,12 @@ async def test_a_slow_lease_renewal_delays_a_word_no_later_than_its_own_end(monk
     assert max(excess) < 0.15, sorted(excess)[-5:]
 
 
-# --- words stored from the event loop (TICK_CONNECTIONS, services.tick_on_loop) ------------------
+# --- words stored from the event loop (TICK_CONNECTIONS, ticks.tick_on_loop) ------------------
 
 
 @pytest.fixture
 def postgres() -> None:
-    if not ticks.usable():
+    if not rowcache.usable():
         pytest.skip("the fast path's one statement is PostgreSQL's (the suite's CI database)")
 
 
@@ -254,7 +256,7 @@ def recording(sent: list[str]) -> Callable[[str, list[Any]], Awaitable[list[Any]
 
     async def execute(sql: str, params: list[Any]) -> list[Any] | None:
         sent.append(sql.split()[0])
-        return await driving.TICK_CONNECTIONS.execute(sql, params)
+        return await dbpools.TICK_CONNECTIONS.execute(sql, params)
 
     return execute
 
@@ -263,7 +265,7 @@ async def test_words_stored_from_the_event_loop_are_the_engines_and_published_on
     postgres, published
 ):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    started = await database_sync_to_async(services.apply_command)(
+    started = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
     )
     expected_state = await state(match)
@@ -272,7 +274,7 @@ async def test_words_stored_from_the_event_loop_are_the_engines_and_published_on
         assert now is not None
         expected_state, engine_events = game.apply(expected_state, game.Tick(), now)
         expected += [(ev.event, dict(ev.data), "driver") for ev in engine_events]
-        applied = await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=now)
+        applied = await ticks.tick_on_loop(match.id, dbpools.TICK_CONNECTIONS.execute, now=now)
         assert applied is not None  # stored on the loop, no thread
         assert (
             applied.seq == seq + len(engine_events) and applied.next_deadline == expected_state.next_deadline
@@ -283,7 +285,7 @@ async def test_words_stored_from_the_event_loop_are_the_engines_and_published_on
     row = await database_sync_to_async(Match.objects.get)(pk=match.pk)
     assert row.seq == seq and row.state == expected_state.live_dict()
     # The thread way goes on from the row the loop wrote.
-    after = await database_sync_to_async(services.apply_command)(
+    after = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Tick(), actor="driver", now=now
     )
     assert after.seq == seq + 1 and contiguous(await events(match))
@@ -293,26 +295,25 @@ async def test_a_row_moved_by_another_process_is_never_overwritten_from_the_even
     postgres, published, monkeypatch
 ):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    started = await database_sync_to_async(services.apply_command)(
+    started = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
     )
-    first = await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=started.next_deadline)
+    first = await ticks.tick_on_loop(match.id, dbpools.TICK_CONNECTIONS.execute, now=started.next_deadline)
     assert first is not None and first.next_deadline is not None
     with monkeypatch.context() as other_process:  # this process's memory of the row is not told
-        other_process.setattr(ticks, "remember", lambda *args: None)
-        paused = await database_sync_to_async(services.apply_command)(
+        other_process.setattr(rowcache, "remember", lambda *args: None)
+        paused = await database_sync_to_async(store.apply_command)(
             match_id=match.id, command=game.Pause(), actor="moderator", now=first.next_deadline - 0.01
         )
     sent = len(published)
     assert (
-        await services.tick_on_loop(match.id, driving.TICK_CONNECTIONS.execute, now=first.next_deadline)
-        is None
+        await ticks.tick_on_loop(match.id, dbpools.TICK_CONNECTIONS.execute, now=first.next_deadline) is None
     )
     assert len(published) == sent  # nothing stored, nothing sent
     assert [k for k, _, _ in await events(match)][-1] == "paused"
-    known = ticks.recall(match.id)  # the row was read again: paused, so no word to store
+    known = rowcache.recall(match.id)  # the row was read again: paused, so no word to store
     assert known is not None and known.seq == paused.seq and known.state.paused
-    locked = await database_sync_to_async(services.apply_command)(
+    locked = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Tick(), actor="driver", now=first.next_deadline
     )
     assert locked.seq == paused.seq and not locked.events  # paused: no word
@@ -325,27 +326,27 @@ async def test_words_written_after_another_process_moved_the_row_are_read_and_st
     def other_process(write: Any) -> Any:
         """``write()`` as from a process of its own: what it remembers is not this one's."""
         with monkeypatch.context() as patch:
-            patch.setattr(ticks, "_known", type(ticks._known)())
-            patch.setattr(selectors, "_specs", type(selectors._specs)())
-            patch.setattr(selectors, "_records", type(selectors._records)())
+            patch.setattr(rowcache, "_known", type(rowcache._known)())
+            patch.setattr(rowcache, "_specs", type(rowcache._specs)())
+            patch.setattr(rowcache, "_records", type(rowcache._records)())
             return write()
 
     sent: list[str] = []
     execute = recording(sent)
 
-    def started() -> tuple[Match, services.Applied]:
+    def started() -> tuple[Match, store.Applied]:
         match = make_match(config={"wpm": 600}, words=40)
-        return match, services.apply_command(
+        return match, store.apply_command(
             match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
         )
 
     match, start = await other_process(started)
-    assert ticks.recall(match.id) is None
+    assert rowcache.recall(match.id) is None
     due = start.next_deadline
     assert due is not None
     row_state = await other_process(lambda: selectors.load_state(match.id))
     expected_state, engine_events = game.apply(row_state, game.Tick(), due)
-    applied = await services.tick_on_loop(match.id, execute, now=due)
+    applied = await ticks.tick_on_loop(match.id, execute, now=due)
     assert applied is not None  # stored on the loop: no thread, no lock
     assert sent == ["SELECT", "SELECT", "WITH"]  # the row, its spec and record (not cached), the write
     assert [(e["event"], e["data"]) for e in applied.events] == [
@@ -353,11 +354,9 @@ async def test_words_written_after_another_process_moved_the_row_are_read_and_st
     ]
     assert published[-1] == (match.id, applied.events) and (await state(match)) == expected_state
 
-    def pause_and_resume() -> services.Applied:
+    def pause_and_resume() -> store.Applied:
         for command in (game.Pause(), game.Resume()):
-            moved = services.apply_command(
-                match_id=match.id, command=command, actor="moderator", now=due + 0.05
-            )
+            moved = store.apply_command(match_id=match.id, command=command, actor="moderator", now=due + 0.05)
         return moved
 
     resumed = await other_process(pause_and_resume)
@@ -365,7 +364,7 @@ async def test_words_written_after_another_process_moved_the_row_are_read_and_st
     assert due is not None
     expected_state, engine_events = game.apply(await state(match), game.Tick(), due)
     sent.clear()
-    applied = await services.tick_on_loop(match.id, execute, now=due)
+    applied = await ticks.tick_on_loop(match.id, execute, now=due)
     assert applied is not None
     assert sent == ["WITH", "SELECT", "WITH"]  # the remembered row had moved: stored nothing, read, stored
     assert applied.seq == resumed.seq + len(engine_events) and (await state(match)) == expected_state
@@ -374,26 +373,26 @@ async def test_words_written_after_another_process_moved_the_row_are_read_and_st
 
 async def test_a_tick_computed_ahead_stores_what_the_engine_stores_when_due(postgres, published, monkeypatch):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    started = await database_sync_to_async(services.apply_command)(
+    started = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
     )
     due = started.next_deadline
     assert due is not None
     expected_state, engine_events = game.apply(await state(match), game.Tick(), due)
-    planned = services.plan_tick(match.id, due)
+    planned = ticks.plan_tick(match.id, due)
     assert planned is not None and planned.at == due and planned.new == expected_state
     computed: list[float] = []
-    real_plan = services.plan_tick
+    real_plan = ticks.plan_tick
     monkeypatch.setattr(
-        services, "plan_tick", lambda match_id, at: computed.append(at) or real_plan(match_id, at)
+        ticks, "plan_tick", lambda match_id, at: computed.append(at) or real_plan(match_id, at)
     )
 
-    early = await services.tick_on_loop(
-        match.id, driving.TICK_CONNECTIONS.execute, now=due - 0.001, planned=planned
+    early = await ticks.tick_on_loop(
+        match.id, dbpools.TICK_CONNECTIONS.execute, now=due - 0.001, planned=planned
     )
     assert early is None and computed == [due - 0.001]  # not due yet: computed afresh, nothing to reveal
-    applied = await services.tick_on_loop(
-        match.id, driving.TICK_CONNECTIONS.execute, now=due + 0.001, planned=planned
+    applied = await ticks.tick_on_loop(
+        match.id, dbpools.TICK_CONNECTIONS.execute, now=due + 0.001, planned=planned
     )
     assert applied is not None and computed == [due - 0.001]  # the plan was used, not recomputed
     assert [(e["event"], e["data"]) for e in applied.events] == [
@@ -405,23 +404,23 @@ async def test_a_tick_computed_ahead_stores_what_the_engine_stores_when_due(post
 
 async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_deadline(postgres, published):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    started = await database_sync_to_async(services.apply_command)(
+    started = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Start(), actor="moderator", now=1_700_000_000.0
     )
     due = started.next_deadline
     assert due is not None
-    stale = services.plan_tick(match.id, due)
+    stale = ticks.plan_tick(match.id, due)
     assert stale is not None
-    paused = await database_sync_to_async(services.apply_command)(  # this process: the row it remembers moves
+    paused = await database_sync_to_async(store.apply_command)(  # this process: the row it remembers moves
         match_id=match.id, command=game.Pause(), actor="moderator", now=due - 0.001
     )
     sent: list[str] = []
     execute = recording(sent)
 
-    assert await services.tick_on_loop(match.id, execute, now=due, planned=stale) is None
+    assert await ticks.tick_on_loop(match.id, execute, now=due, planned=stale) is None
     assert sent == []  # recomputed on the paused row (no word): the stale statement never sent
     assert [k for k, _, _ in await events(match)][-1] == "paused"  # the planned word was not stored
-    resumed = await database_sync_to_async(services.apply_command)(
+    resumed = await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Resume(), actor="moderator", now=due
     )
     assert resumed.seq > paused.seq
@@ -429,12 +428,10 @@ async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_dea
     # Computed ahead for its deadline, run when the next word is due too: both words, in one batch.
     due = resumed.next_deadline
     assert due is not None
-    planned = services.plan_tick(match.id, due)
+    planned = ticks.plan_tick(match.id, due)
     assert planned is not None and planned.new.next_deadline is not None
     late = planned.new.next_deadline + 0.001
-    applied = await services.tick_on_loop(
-        match.id, driving.TICK_CONNECTIONS.execute, now=late, planned=planned
-    )
+    applied = await ticks.tick_on_loop(match.id, dbpools.TICK_CONNECTIONS.execute, now=late, planned=planned)
     assert applied is not None
     [words] = [e["data"]["words"] for e in applied.events if e["event"] == "words"]
     assert len(words) == 2 and contiguous(await events(match))
@@ -442,24 +439,24 @@ async def test_a_tick_computed_ahead_gives_way_to_a_moved_row_and_to_a_later_dea
 
 async def test_the_driver_computes_each_word_ahead_of_its_deadline(postgres, monkeypatch):
     match = await database_sync_to_async(make_match)(config={"wpm": 600}, words=40)
-    await database_sync_to_async(services.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
     driver = driving.Driver(match.id)
     ahead: list[tuple[float, float]] = []  # (time the Tick was computed, its deadline)
-    real_plan = services.plan_tick
+    real_plan = ticks.plan_tick
 
-    def timed(match_id: int, at: float) -> services.PlannedTick | None:
+    def timed(match_id: int, at: float) -> ticks.PlannedTick | None:
         ahead.append((time.time(), at))
         return real_plan(match_id, at)
 
-    used: list[services.PlannedTick | None] = []
-    real_tick = services.tick_on_loop
+    used: list[ticks.PlannedTick | None] = []
+    real_tick = ticks.tick_on_loop
 
-    async def tick(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+    async def tick(match_id: int, execute: Any, **kw: Any) -> store.Applied | None:
         used.append(kw.get("planned"))
         return await real_tick(match_id, execute, **kw)
 
-    monkeypatch.setattr(services, "plan_tick", timed)
-    monkeypatch.setattr(services, "tick_on_loop", tick)
+    monkeypatch.setattr(ticks, "plan_tick", timed)
+    monkeypatch.setattr(ticks, "tick_on_loop", tick)
     driver.start()
     try:
         await until(lambda: _words_at_least(match, 12), timeout=10)
@@ -473,7 +470,7 @@ async def test_the_driver_computes_each_word_ahead_of_its_deadline(postgres, mon
 
 
 async def test_tick_connections_run_nothing_when_busy_and_replace_a_killed_one(postgres):
-    connections = driving.TickConnections(1)
+    connections = dbpools.TickConnections(1)
     try:
         slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.5), 1", []))
         await asyncio.sleep(0.2)
@@ -492,5 +489,31 @@ async def test_tick_connections_run_nothing_when_busy_and_replace_a_killed_one(p
             await connections.execute("SELECT 3", [])
         [(new_pid,)] = await connections.execute("SELECT pg_backend_pid()", [])  # a new connection
         assert new_pid != pid
+    finally:
+        connections.close()
+
+
+async def test_a_tick_waits_briefly_for_a_busy_connection_first_come_first_served(postgres):
+    connections = dbpools.TickConnections(1, wait=2.0)
+    try:
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.3), 1", []))
+        await asyncio.sleep(0.1)
+        first = asyncio.create_task(connections.execute("SELECT 2", []))
+        await asyncio.sleep(0.01)
+        second = asyncio.create_task(connections.execute("SELECT 3", []))
+        done: list[int] = []
+        for task in (first, second):
+            task.add_done_callback(lambda t: done.append(t.result()[0][0]))
+        assert (await slow)[0][1] == 1
+        await asyncio.gather(first, second)
+        assert done == [2, 3]  # both ran on the one connection, in the order they came
+        # A caller that gave up waiting (cancelled) does not keep the connection from the next.
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.3), 1", []))
+        await asyncio.sleep(0.1)
+        gave_up = asyncio.create_task(connections.execute("SELECT 4", []))
+        await asyncio.sleep(0.05)
+        gave_up.cancel()
+        await slow
+        assert await connections.execute("SELECT 5", []) == [(5,)]
     finally:
         connections.close()

@@ -1,5 +1,5 @@
 """The live path does not queue behind connecting clients: their authentication and
-snapshots run on a thread pool of their own (buzzer.driver.connect_db), ticks, buzzes and
+snapshots run on a thread pool of their own (buzzer.dbpools.connect_db), ticks, buzzes and
 commands on another (live_db). Before, every database call of the process shared asgiref's
 one thread, so a burst of connecting clients delayed every match's words and buzzes."""
 
@@ -70,7 +70,7 @@ async def test_a_pool_connection_killed_between_calls_costs_at_most_one_call(mon
     from asgiref.sync import sync_to_async
     from django.db import DatabaseError, connection
 
-    from buzzer import driver
+    from buzzer import dbpools
 
     if connection.vendor != "postgresql":
         pytest.skip("kills a server-side PostgreSQL backend")
@@ -85,7 +85,7 @@ async def test_a_pool_connection_killed_between_calls_costs_at_most_one_call(mon
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
 
-    call = driver._PoolCall(backend_pid, thread_sensitive=False, executor=pool)
+    call = dbpools.PoolCall(backend_pid, thread_sensitive=False, executor=pool)
     try:
         first = await call()
         assert await call() == first  # the connection persists between calls
@@ -95,11 +95,11 @@ async def test_a_pool_connection_killed_between_calls_costs_at_most_one_call(mon
         second = await call()  # closed after the failure, a new one is opened
         assert second != first
         # Past HEALTH_CHECK_S the check runs before the call: a killed connection costs nothing.
-        monkeypatch.setattr(driver, "HEALTH_CHECK_S", 0.0)
+        monkeypatch.setattr(dbpools, "HEALTH_CHECK_S", 0.0)
         await sync_to_async(kill)(second)
         assert await call() not in (first, second)
     finally:
-        await asyncio.get_running_loop().run_in_executor(pool, driver.connections.close_all)
+        await asyncio.get_running_loop().run_in_executor(pool, dbpools.connections.close_all)
         pool.shutdown()
 
 

@@ -16,7 +16,8 @@ from channels.layers import get_channel_layer
 
 from buzzer import driver as driving
 from buzzer import rooms
-from competition import game, services
+from competition import game
+from competition.live import store, ticks
 from competition.models import Match, MatchEvent
 from tests.support.factories import make_match
 
@@ -44,8 +45,8 @@ def new_match(**kw: Any) -> Match:
 
 
 @database_sync_to_async
-def start(match: Match) -> services.Applied:
-    return services.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
+def start(match: Match) -> store.Applied:
+    return store.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
 
 
 @database_sync_to_async
@@ -71,14 +72,14 @@ def assert_contiguous(words: list[dict[str, Any]]) -> None:
 def tick_log(monkeypatch) -> list[tuple[str, float]]:
     """Every Tick a driver applies, as (simulated process, wall time)."""
     log: list[tuple[str, float]] = []
-    real = services.tick_on_loop
+    real = ticks.tick_on_loop
 
-    async def spy(match_id: int, execute: Any, **kw: Any) -> services.Applied | None:
+    async def spy(match_id: int, execute: Any, **kw: Any) -> store.Applied | None:
         """Every Tick's first step."""
         log.append((DRIVER.get(), time.time()))
         return await real(match_id, execute, **kw)
 
-    monkeypatch.setattr(services, "tick_on_loop", spy)
+    monkeypatch.setattr(ticks, "tick_on_loop", spy)
     return log
 
 
@@ -250,7 +251,7 @@ async def test_the_last_member_leaving_closes_the_room_and_releases_the_lease(re
 async def test_a_driver_that_was_away_resumes_the_reading_instead_of_dumping_the_overdue_words(monkeypatch):
     match = await new_match(config={"wpm": 600})  # a word every 0.1 s
     away = 5.0
-    await database_sync_to_async(services.apply_command)(
+    await database_sync_to_async(store.apply_command)(
         match_id=match.id, command=game.Start(), actor="moderator", now=time.time() - away
     )
     driver = await start_driver(match, "back", monkeypatch)

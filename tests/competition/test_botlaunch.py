@@ -18,7 +18,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
-from competition import botlaunch, game, services
+from competition import botlaunch, game
+from competition.live import store
 from competition.models import BotLaunch, Match, MatchEvent, Player
 from tests.support.factories import make_match
 from tools import launcher
@@ -213,7 +214,7 @@ def test_a_moderator_adds_a_bot_seat_to_a_running_match_and_the_dashboard_sees_i
     """The dashboard's "Add a bot seat": the API seats the bot through the service (a
     ``player_joined`` event with its seq, so the moderator's socket and the roster see it), stores
     the launch with the organiser's class and cost, and the supervisor starts it."""
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator")
     blue = match.teams.get(name="Blue")
     client = Client(enforce_csrf_checks=True)
     client.get(f"/moderator/{match.join_code}/?token={match.moderator_token}")
@@ -276,7 +277,7 @@ def test_bad_bot_seats_are_refused_and_store_nothing(match: Match) -> None:
         assert (response.status_code, response.json()["code"]) == (status, code), body
     assert Match.objects.get(pk=match.pk).seq == seq
     assert not BotLaunch.objects.exists() and not match.players.filter(name="Robo").exists()
-    services.apply_command(match_id=match.id, command=game.End(), actor="moderator")
+    store.apply_command(match_id=match.id, command=game.End(), actor="moderator")
     response = client.post(url, {"name": "Robo", "team_id": red, "guesser": "wiki"}, "application/json")
     assert (response.status_code, response.json()["code"]) == (409, "closed")
     assert Client().post(url, {}, "application/json").status_code == 403

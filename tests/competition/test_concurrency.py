@@ -1,5 +1,5 @@
 """Simultaneous buzzes on the real database (SQLite here, PostgreSQL on CI via
-DATABASE_URL): the row lock in ``services.apply_command`` serialises them, so exactly one
+DATABASE_URL): the row lock in ``store.apply_command`` serialises them, so exactly one
 buzz wins the race, every acknowledged press is logged and the event log stays gapless."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import pytest
 from django.db import connection, connections
 
 from competition import game, services
+from competition.live import store
 from competition.models import Buzz, Match, MatchEvent, Player
 from tests.support.factories import make_packet
 
@@ -63,9 +64,9 @@ def four_team_match() -> Match:
 
 def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqlite):
     match = four_team_match()
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     # 600 wpm: tokens 0..10 are shown by T0 + 1.0.
-    services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=T0 + 1.0)
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=T0 + 1.0)
     players = list(Player.objects.filter(match=match).order_by("id"))
     assert len(players) == 8
     qid = match.tossup_ids[0]
@@ -100,7 +101,7 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads), "a buzz never returned (deadlock?)"
 
-    acked = {pid for pid, out in outcomes.items() if isinstance(out, services.Applied)}
+    acked = {pid for pid, out in outcomes.items() if isinstance(out, store.Applied)}
     refused = {pid: out for pid, out in outcomes.items() if pid not in acked}
     assert all(
         isinstance(e, game.RuleViolation) and e.code == "team_already_buzzed" for e in refused.values()
@@ -113,7 +114,7 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
     assert sorted(e.payload["player_id"] for e in received) == sorted(acked)
     assert not MatchEvent.objects.filter(match=match, event="buzz").exists()  # window still open
 
-    services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=press_at + 0.2)
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=press_at + 0.2)
     (won,) = MatchEvent.objects.filter(match=match, event="buzz")
     token_of = {e.payload["player_id"]: e.payload["token_index"] for e in received}
     assert won.payload["player_id"] == min(acked, key=lambda pid: token_of[pid])
@@ -131,12 +132,12 @@ def test_simultaneous_buzzes_yield_one_winner_and_a_gapless_log(file_backed_sqli
 @pytest.mark.parametrize("name", ["undo", "adjust"])
 def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(file_backed_sqlite, name):
     match = four_team_match()
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     teams = {t.name: t.id for t in match.teams.all()}
     seat = {p.name: p.id for p in Player.objects.filter(match=match)}
     qid = match.tossup_ids[0]
     for at, name_, text in ((T0 + 1.0, "North0", "gatsby"), (T0 + 1.6, "South0", "Moby-Dick")):  # two rulings
-        services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at)
+        store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at)
         services.buzz(
             match_id=match.id,
             player_id=seat[name_],
@@ -146,7 +147,7 @@ def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(fil
             corrected_press_at=None,
             now=at + 0.01,
         )
-        services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at + 0.2)
+        store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at + 0.2)
         services.answer(match_id=match.id, player_id=seat[name_], question_id=qid, text=text, now=at + 0.3)
     scores = Match.objects.get(pk=match.pk).state["scores"]
     assert (scores[str(teams["North"])], scores[str(teams["South"])]) == (-5, 10)
@@ -159,7 +160,7 @@ def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(fil
         try:
             barrier.wait(timeout=10)
             outcomes.append(
-                services.apply_command(
+                store.apply_command(
                     match_id=match.id, command=command, actor="moderator", now=T0 + 5, command_id=command_id
                 )
             )
@@ -174,7 +175,7 @@ def test_the_same_moderator_command_from_two_dashboards_at_once_applies_once(fil
     for t in threads:
         t.join(timeout=60)
     assert not any(t.is_alive() for t in threads)
-    assert all(isinstance(o, services.Applied) for o in outcomes), outcomes
+    assert all(isinstance(o, store.Applied) for o in outcomes), outcomes
     assert sorted(o.duplicate for o in outcomes) == [False, True]
     assert outcomes[0].seq == outcomes[1].seq
     scores = Match.objects.get(pk=match.pk).state["scores"]

@@ -11,7 +11,8 @@ import pytest
 import redis
 from kombu import pools
 
-from competition import game, services, signals
+from competition import game, outbox, services, signals
+from competition.live import store
 from competition.models import Match, MatchEvent, Outbox, Player
 from config.celery import app
 from irt.models import Fit
@@ -52,9 +53,9 @@ def queued(url: str) -> int:
     return int(redis.Redis.from_url(url).llen(f"{settings.REDIS_PREFIX}irt"))  # this instance's queue
 
 
-def play_and_end(match: Match, django_capture_on_commit_callbacks) -> services.Applied:
+def play_and_end(match: Match, django_capture_on_commit_callbacks) -> store.Applied:
     alice = Player.objects.get(match=match, name="alice")
-    run = services.apply_command
+    run = store.apply_command
     run(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     services.buzz(
         match_id=match.id,
@@ -97,16 +98,16 @@ def test_a_match_ended_while_the_broker_is_down_gets_its_fit_once_the_broker_is_
     assert MatchEvent.objects.filter(match=match, event="match_ended", seq=ended.seq).exists()
     (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert (job.topic, job.dispatched_at, job.done_at, job.attempts) == ("fit_after_match", None, None, 1)
-    assert services.sweep_outbox() == 0  # still down: kept for later
+    assert outbox.sweep_outbox() == 0  # still down: kept for later
     assert Outbox.objects.get(pk=job.pk).attempts == 2
 
     _, broker["proc"] = launcher.start_redis(broker["port"])
-    assert services.sweep_outbox() == 1
+    assert outbox.sweep_outbox() == 1
     job.refresh_from_db()
     assert job.dispatched_at is not None and job.done_at is None
     assert queued(broker["url"]) == 1
-    assert services.sweep_outbox() == 0  # sent recently: not again
-    assert services.sweep_outbox(redispatch_after=0) == 1  # long ago and not done: again (lost?)
+    assert outbox.sweep_outbox() == 0  # sent recently: not again
+    assert outbox.sweep_outbox(redispatch_after=0) == 1  # long ago and not done: again (lost?)
     assert queued(broker["url"]) == 2
 
     # Both deliveries run (at least once): one fit per scope, the row done, nothing resent.
@@ -114,7 +115,7 @@ def test_a_match_ended_while_the_broker_is_down_gets_its_fit_once_the_broker_is_
     second = fit_after_match.apply(args=[match.id]).get()
     assert first == second and Fit.objects.filter(dataset=f"match:{match.id}").count() == 1
     assert Outbox.objects.get(pk=job.pk).done_at is not None
-    assert services.sweep_outbox(redispatch_after=0) == 0
+    assert outbox.sweep_outbox(redispatch_after=0) == 0
 
 
 def test_a_match_end_sends_its_fit_at_commit_when_the_broker_is_up(
@@ -125,13 +126,13 @@ def test_a_match_end_sends_its_fit_at_commit_when_the_broker_is_up(
     (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert job.dispatched_at is not None and job.attempts == 1
     assert queued(broker["url"]) == 1
-    assert services.sweep_outbox() == 0
+    assert outbox.sweep_outbox() == 0
 
 
 def test_a_match_with_nothing_played_marks_its_fit_request_done(django_capture_on_commit_callbacks):
     match = make_match()
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
-    services.apply_command(match_id=match.id, command=game.End(), actor="moderator", now=T0 + 1)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    store.apply_command(match_id=match.id, command=game.End(), actor="moderator", now=T0 + 1)
     (job,) = Outbox.objects.filter(match=match, topic="fit_after_match")
     assert fit_after_match.apply(args=[match.id]).get() == {}
     assert Outbox.objects.get(pk=job.pk).done_at is not None

@@ -13,6 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from competition import exports, game, selectors, services, signals
+from competition.live import store
 from competition.models import BonusPartResult, Buzz, Flag, Match, MatchEvent, Outbox, Player, Team
 from tests.support.factories import make_match, make_packet
 
@@ -23,11 +24,11 @@ WORD = 0.1  # 600 wpm (the factory's speed): token k is revealed at T0 + k * WOR
 WINDOW = 0.150  # MatchConfig.collection_window
 
 
-def run(match: Match, command: Any, now: float, actor: str = "moderator") -> services.Applied:
-    return services.apply_command(match_id=match.id, command=command, actor=actor, now=now)
+def run(match: Match, command: Any, now: float, actor: str = "moderator") -> store.Applied:
+    return store.apply_command(match_id=match.id, command=command, actor=actor, now=now)
 
 
-def press(match: Match, player: Player, token_index: int, now: float, **kw: Any) -> services.Applied:
+def press(match: Match, player: Player, token_index: int, now: float, **kw: Any) -> store.Applied:
     return services.buzz(
         match_id=match.id,
         player_id=player.id,
@@ -40,7 +41,7 @@ def press(match: Match, player: Player, token_index: int, now: float, **kw: Any)
     )
 
 
-def reply(match: Match, player: Player, text: str, now: float) -> services.Applied:
+def reply(match: Match, player: Player, text: str, now: float) -> store.Applied:
     return services.answer(
         match_id=match.id, player_id=player.id, question_id=match.tossup_ids[0], text=text, now=now
     )
@@ -285,7 +286,7 @@ def test_adjust_changes_the_score_and_logs_the_reason(match):
 # -- flags ----------------------------------------------------------------------------------
 
 
-def flag(match: Match, question_id: int, problem: str = "ambiguity") -> services.Applied:
+def flag(match: Match, question_id: int, problem: str = "ambiguity") -> store.Applied:
     return services.flag_question(
         match_id=match.id,
         question_id=question_id,
@@ -432,7 +433,7 @@ def test_a_lobby_join_is_one_player_joined_event_with_its_own_seq_and_no_token(
         "min_token": 0,
     }
     assert carol.token not in json.dumps(row.payload)
-    assert after.seq == before.seq + 1 and published == [[services._event_dict(row)]]
+    assert after.seq == before.seq + 1 and published == [[store.event_dict(row)]]
     # The stored state is the state before the join with that event applied: one state per seq.
     old_state = selectors.match_state(before)
     for audience in ("moderator", "all"):
@@ -493,7 +494,7 @@ def test_an_organiser_seats_a_bot_while_the_match_runs_and_it_races(
         "buzz_mode": "autonomous",
         "min_token": 0,
     }
-    assert robo.token not in json.dumps(row.payload) and published == [[services._event_dict(row)]]
+    assert robo.token not in json.dumps(row.payload) and published == [[store.event_dict(row)]]
     old_state = selectors.match_state(before)
     for audience in ("moderator", "all", f"player:{bob.id}"):
         event = game.Event(row.event, row.payload, row.audience)
@@ -744,8 +745,8 @@ def test_a_repeated_command_id_applies_once_and_returns_the_earlier_result(match
     assert (scores(match)[red], scores(match)[blue]) == (10, -5)
 
     undo = {"match_id": match.id, "command": game.Undo(), "actor": "moderator", "command_id": "undo:{}@41"}
-    first = services.apply_command(**undo, now=T0 + 2.5)
-    again = services.apply_command(**undo, now=T0 + 2.6)  # a double click
+    first = store.apply_command(**undo, now=T0 + 2.5)
+    again = store.apply_command(**undo, now=T0 + 2.6)  # a double click
     assert not first.duplicate and first.events
     assert again.duplicate and again.events == [] and again.seq == first.seq
     assert (scores(match)[red], scores(match)[blue]) == (0, -5)  # only Alice's ruling reversed
@@ -753,12 +754,12 @@ def test_a_repeated_command_id_applies_once_and_returns_the_earlier_result(match
     assert {e.command_id for e in log(match) if e.seq > first.seq - len(first.events)} == {"undo:{}@41"}
 
     # A new id is a new command: it reverses the ruling before.
-    services.apply_command(**{**undo, "command_id": "undo:{}@43"}, now=T0 + 2.7)
+    store.apply_command(**{**undo, "command_id": "undo:{}@43"}, now=T0 + 2.7)
     assert (scores(match)[red], scores(match)[blue]) == (0, 0)
 
     adjust = {"match_id": match.id, "actor": "moderator", "command": game.Adjust(int(blue), 15, "protest")}
     long_id = "adjust:" + json.dumps({"team_id": int(blue), "points": 15, "reason": "x" * 80}) + "@50"
-    results = [services.apply_command(**adjust, command_id=long_id, now=T0 + 3 + k / 10) for k in range(3)]
+    results = [store.apply_command(**adjust, command_id=long_id, now=T0 + 3 + k / 10) for k in range(3)]
     assert [r.duplicate for r in results] == [False, True, True]
     assert scores(match)[blue] == 15 and len(log(match, "points_adjusted")) == 1
     assert len(log(match, "points_adjusted")[0].command_id) == 64  # a long id is stored hashed
@@ -771,13 +772,57 @@ def test_commands_without_an_id_are_never_deduplicated_and_a_bad_id_is_refused(m
     assert scores(match)[str(blue.id)] == 10
     head = Match.objects.get(pk=match.pk).seq
     with pytest.raises(services.ServiceError) as exc:
-        services.apply_command(
+        store.apply_command(
             match_id=match.id,
             command=game.Adjust(blue.id, 5),
             actor="moderator",
             command_id=["x"],  # type: ignore[arg-type]
         )
     assert exc.value.code == "invalid" and Match.objects.get(pk=match.pk).seq == head
+
+
+def moderate(match: Match, command: Any, now: float, seen: int, command_id: str = "") -> store.Applied:
+    """A dashboard's command made on its view at seq ``seen``."""
+    return services.moderate(
+        match_id=match.id, command=command, now=now, command_id=command_id, seen_seq=seen
+    )
+
+
+def test_of_two_commands_made_on_the_same_view_the_second_is_refused_and_stores_nothing(match):
+    """Pause and skip sent from two dashboards that both saw seq ``seen``: the skip lands first,
+    so the pause (made on a tossup that has since ended) is refused ``stale_view``."""
+    applied = run(match, game.Tick(), T0 + WORD, actor="driver")
+    seen = applied.seq
+    skipped = moderate(match, game.Skip(), T0 + 0.15, seen, command_id=f"skip:{{}}@{seen}")
+    assert "tossup_ended" in [e["event"] for e in skipped.events]
+    head = Match.objects.get(pk=match.pk).seq
+    with pytest.raises(services.ServiceError) as refused:
+        moderate(match, game.Pause(), T0 + 0.16, seen, command_id=f"pause:{{}}@{seen}")
+    assert refused.value.code == "stale_view"
+    assert refused.value.extra == {"seen_seq": seen, "seq": head}
+    assert Match.objects.get(pk=match.pk).seq == head and not log(match, "paused")
+    # The skip sent again (a double click) is still a duplicate, not a refusal.
+    again = moderate(match, game.Skip(), T0 + 0.17, seen, command_id=f"skip:{{}}@{seen}")
+    assert again.duplicate and again.seq == skipped.seq
+    # A setting holds whatever the view: not checked (protocol.COMMANDS' on_view, its caller).
+    assert run(match, game.SetSpeed(300), T0 + 0.18).events
+
+
+def test_words_and_buzz_claims_since_a_view_do_not_make_it_stale(match):
+    p = seats(match)
+    seen = run(match, game.Tick(), T0 + WORD, actor="driver").seq
+    for k in range(2, 5):  # the reading goes on
+        run(match, game.Tick(), T0 + k * WORD, actor="driver")
+    press(match, p["bob"], 4, T0 + 0.45)  # buzz_received: a claim, the race still open
+    assert [e.event for e in log(match) if e.seq > seen] == ["words"] * 3 + ["buzz_received"]
+    paused = moderate(match, game.Pause(), T0 + 0.46, seen)
+    assert [e["event"] for e in paused.events] == ["paused"]
+    # The pause changed what the view showed: a command on the view before it is refused.
+    with pytest.raises(services.ServiceError, match="moved on") as refused:
+        moderate(match, game.Skip(), T0 + 0.47, seen)
+    assert refused.value.code == "stale_view"
+    # On the view that saw the pause it applies.
+    assert moderate(match, game.Resume(), T0 + 0.5, paused.seq).events
 
 
 def test_a_bot_takes_a_seat_on_a_human_team_with_its_buzz_mode():

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from competition import game, services, signals
+from competition import game, outbox, signals
+from competition.live import store
 from competition.models import Outbox
 from tests.support.factories import make_match
 from tools import launcher
@@ -47,9 +48,9 @@ def test_a_match_end_stores_and_sends_one_outbox_row_per_registered_topic(
     signals.on_match_ended("fit_after_match", lambda match_id: sent.append(("fit", match_id)))
     signals.on_match_ended("archive", lambda match_id: sent.append(("archive", match_id)))
     match = make_match()
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     with django_capture_on_commit_callbacks(execute=True):
-        services.apply_command(match_id=match.id, command=game.End(), actor="moderator", now=T0 + 1)
+        store.apply_command(match_id=match.id, command=game.End(), actor="moderator", now=T0 + 1)
 
     assert sent == [("fit", match.id), ("archive", match.id)]
     rows = Outbox.objects.filter(match=match).order_by("topic")
@@ -63,7 +64,7 @@ def test_a_match_end_stores_and_sends_one_outbox_row_per_registered_topic(
 def test_an_outbox_row_whose_topic_nobody_registered_is_kept_not_sent(caplog):
     match = make_match()
     job = Outbox.objects.create(topic="gone", match=match, payload={"match_id": match.id})
-    assert services.sweep_outbox() == 0
+    assert outbox.sweep_outbox() == 0
     job.refresh_from_db()
     assert (job.attempts, job.dispatched_at, job.done_at) == (1, None, None)
     assert "no app registered: 'gone'" in caplog.text
@@ -86,7 +87,7 @@ def test_a_failing_receiver_neither_raises_nor_stops_the_others(
     signals.events_committed.connect(working, weak=False)
     match = make_match()
     with django_capture_on_commit_callbacks(execute=True):
-        applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+        applied = store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     assert got == [[e["seq"] for e in applied.events]] and got[0][-1] == applied.seq
 
 

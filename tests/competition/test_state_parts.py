@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from competition import game, selectors, services
+from competition.live import rowcache, store
 from competition.models import Match
 from tests.support.factories import make_match
 
@@ -15,8 +16,8 @@ pytestmark = pytest.mark.django_db
 
 def forget_cached_parts() -> None:
     """What another server process sees: nothing cached yet."""
-    selectors._specs.clear()
-    selectors._records.clear()
+    rowcache._specs.clear()
+    rowcache._records.clear()
 
 
 def test_a_lobby_seat_gives_the_spec_a_new_key_that_every_process_reads():
@@ -37,8 +38,8 @@ def test_playing_never_alters_the_cached_spec_or_record():
     before = selectors.load_state(match.id)
     spec = before.spec().to_dict()
     now = 1_700_000_000.0
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=now)
-    services.apply_command(match_id=match.id, command=game.Skip(), actor="moderator", now=now + 1)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=now)
+    store.apply_command(match_id=match.id, command=game.Skip(), actor="moderator", now=now + 1)
     after = selectors.load_state(match.id)
     assert after.spec().to_dict() == spec
     # The skipped tossup is in the ruling record; a fresh process reads the same record.

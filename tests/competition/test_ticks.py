@@ -1,4 +1,4 @@
-"""The reading's fast path (competition.ticks): a Tick that reveals words is stored in one
+"""The reading's fast path (competition.live.ticks): a Tick that reveals words is stored in one
 statement against the row this process remembers. It must store exactly what the pure engine
 produces, and whenever anything else wrote the row meanwhile it must store nothing and leave
 the Tick to the locked path. PostgreSQL only (the path's one statement is PostgreSQL's)."""
@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from competition import game, selectors, services, ticks
+from competition import game, selectors, services
+from competition.live import rowcache, store, ticks
 from competition.models import Buzz, Match, MatchEvent, Player
 from tests.support.factories import make_match
 
@@ -22,31 +23,31 @@ T0 = 1_700_000_000.0
 @pytest.fixture(autouse=True)
 def postgres_only() -> None:
     if connection.vendor != "postgresql":
-        pytest.skip("competition.ticks' one-statement write is PostgreSQL's (the suite's CI database)")
+        pytest.skip("competition.live.ticks' one-statement write is PostgreSQL's (the suite's CI database)")
 
 
 @pytest.fixture
 def stores(monkeypatch) -> list[bool]:
     """One entry per fast-path write: True stored, False the row had moved on."""
     calls: list[bool] = []
-    real = ticks.store
+    real = ticks.store_words
 
     def spy(*args: Any, **kwargs: Any) -> Any:
         out = real(*args, **kwargs)
         calls.append(out is not None)
         return out
 
-    monkeypatch.setattr(ticks, "store", spy)
+    monkeypatch.setattr(ticks, "store_words", spy)
     return calls
 
 
-def tick(match: Match, now: float) -> services.Applied:
-    return services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=now)
+def tick(match: Match, now: float) -> store.Applied:
+    return ticks.tick(match.id, now)
 
 
 def three_words_read(match: Match) -> float:
     """Start ``match`` at T0 and tick three times; the next deadline."""
-    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    applied = store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     for _ in range(3):
         applied = tick(match, applied.next_deadline)
     assert applied.next_deadline is not None
@@ -60,7 +61,7 @@ def stored(match: Match, after: int = 0) -> list[tuple[int, str, dict, str, str]
 
 def test_words_take_the_fast_path_and_store_exactly_what_the_engine_produces(stores):
     match = make_match(bots=False)
-    applied = services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
+    applied = store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     expected_state = selectors.load_state(match.id)
     seq, now = applied.seq, T0
     expected: list[tuple[int, str, dict, str, str]] = []
@@ -78,8 +79,8 @@ def test_words_take_the_fast_path_and_store_exactly_what_the_engine_produces(sto
     row = Match.objects.get(pk=match.pk)
     assert row.seq == seq and row.state == expected_state.live_dict() and row.driven_at == now
     # What a process with nothing cached reads is the engine's state.
-    selectors._specs.clear()
-    selectors._records.clear()
+    rowcache._specs.clear()
+    rowcache._records.clear()
     assert selectors.load_state(match.id).live_dict() == expected_state.live_dict()
 
 
@@ -88,8 +89,8 @@ def test_a_pause_written_by_another_process_sends_the_tick_the_locked_way(stores
     now = three_words_read(match)
     # Another process pauses the match: this process's memory of the row is not told.
     with monkeypatch.context() as other_process:
-        other_process.setattr(ticks, "remember", lambda *args: None)
-        paused = services.apply_command(match_id=match.id, command=game.Pause(), actor="moderator", now=now)
+        other_process.setattr(rowcache, "remember", lambda *args: None)
+        paused = store.apply_command(match_id=match.id, command=game.Pause(), actor="moderator", now=now)
     before = stores.copy()
     after_pause = tick(match, now + 0.05)
     assert stores == [*before, False]  # the fast write found the row moved on and stored nothing
@@ -100,7 +101,7 @@ def test_a_pause_written_by_another_process_sends_the_tick_the_locked_way(stores
         range(1, paused.seq + 1)
     )
     # Resumed here, the words flow the fast way again.
-    resumed = services.apply_command(match_id=match.id, command=game.Resume(), actor="moderator", now=now + 1)
+    resumed = store.apply_command(match_id=match.id, command=game.Resume(), actor="moderator", now=now + 1)
     applied = tick(match, resumed.next_deadline)
     assert [e["event"] for e in applied.events] == ["words"] and stores[-1] is True
 
@@ -110,7 +111,7 @@ def test_a_buzz_through_another_process_is_never_overwritten_by_a_fast_word(stor
     alice = Player.objects.get(match=match, name="alice")
     now = three_words_read(match)
     with monkeypatch.context() as other_process:
-        other_process.setattr(ticks, "remember", lambda *args: None)
+        other_process.setattr(rowcache, "remember", lambda *args: None)
         buzzed = services.buzz(
             match_id=match.id, player_id=alice.id, question_id=match.tossup_ids[0], token_index=2,
             client_time=None, corrected_press_at=None, now=now - 0.01,

@@ -12,9 +12,10 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import game, services, tournaments
+from competition import game, outbox, services, tournaments
 from competition import schedule as sc
 from competition import standings as st
+from competition.live import store
 from competition.models import Match, Outbox, Player, TournamentGame
 from formats import qbj as qbjfmt
 from tests.support.factories import ANSWERS, make_packet
@@ -53,7 +54,7 @@ def _play(match: Match, winner: str, capture, *, neg: bool = False, bonus: bool 
     """Start ``match``; a human of team ``winner`` powers tossup 0 (the other team's human negs
     first when ``neg``), the team answers the bonus (unless not ``bonus``); then the moderator ends
     the match. Commit hooks run (``capture``)."""
-    run = services.apply_command
+    run = store.apply_command
     seat = match.players.filter(team__name=winner, kind=Player.Kind.HUMAN).first()
     other = match.players.exclude(team__name=winner).filter(kind=Player.Kind.HUMAN).first()
     q0 = match.tossup_ids[0]
@@ -189,7 +190,7 @@ def test_a_server_killed_right_after_a_games_end_leaves_the_advance_to_the_outbo
     assert not t.games.filter(phase=sc.PLAYOFF).exists()
     assert Outbox.objects.filter(topic=tournaments.ADVANCE_TOPIC, done_at=None).count() == 1
 
-    services.sweep_outbox()
+    outbox.sweep_outbox()
     final = t.games.get(phase=sc.PLAYOFF)
     assert (final.home.name, final.away.name, final.round) == ("Team 1", "Team 2", 4)
     assert not Outbox.objects.filter(topic=tournaments.ADVANCE_TOPIC, done_at=None).exists()

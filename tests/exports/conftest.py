@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from competition import game, services
+from competition.live import store
 from competition.models import Match
 from tests.support.factories import make_match
 
@@ -14,7 +15,7 @@ T0 = 1000.0  # 600 wpm: token i is revealed at T0 + 0.1 i (20 words, power mark 
 def mod(match: Match, cmd, at: float) -> None:
     # Ticks are the reading driver's (its heartbeat keeps the match driven; see services).
     actor = "driver" if isinstance(cmd, game.Tick) else "moderator"
-    services.apply_command(match_id=match.id, command=cmd, actor=actor, now=T0 + at)
+    store.apply_command(match_id=match.id, command=cmd, actor=actor, now=T0 + at)
 
 
 def buzz(match: Match, player, question_id: int, token: int, at: float) -> None:

@@ -299,12 +299,13 @@ result = Response.objects.filter(dataset="live").count()
 END_MATCH = """
 from django.utils import timezone
 from competition import game, services
+from competition.live import store
 from competition.models import Match
 m = Match.objects.get(join_code={code!r})
 # Its players sat at their tablets (a seat that never connected is in no fit).
 m.players.update(first_connected_at=timezone.now())
 for command in (game.Start(), game.Reveal()):  # one tossup heard, unanswered: the match ends
-    services.apply_command(match_id=m.id, command=command, actor="moderator")
+    store.apply_command(match_id=m.id, command=command, actor="moderator")
 m.refresh_from_db()
 assert m.status == "ended", m.status
 result = m.id

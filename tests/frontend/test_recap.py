@@ -4,7 +4,7 @@ of a tossup not ended, a bonus part not ruled, anything not read), and a real-Ch
 layout at 390×844 and 1366×768 (no horizontal overflow, headings, WCAG AA, no request off the
 server). Screenshots: tests/artifacts/screenshots/recap-390x844.png and recap-1366x768.png.
 
-Matches are played through the service layer (``services.apply_command`` and the commands of
+Matches are played through the service layer (``store.apply_command`` and the commands of
 ``competition.game``) with explicit times, so every ruling is deterministic."""
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from django.test import Client
 from django.urls import reverse
 
 from competition import game, services
+from competition.live import store
 from competition.models import Match, Player
 from tests.frontend.room import LAPTOP, PHONE, axe_violations, describe_violations, shot
 from tests.support.browser import chromium
@@ -32,7 +33,7 @@ STAGES = ("lobby", "bonus", "reading", "end")
 
 
 def run(match: Match, command: object, now: float, actor: str = "moderator") -> None:
-    services.apply_command(match_id=match.id, command=command, actor=actor, now=now)
+    store.apply_command(match_id=match.id, command=command, actor=actor, now=now)
 
 
 def live(match: Match) -> dict:

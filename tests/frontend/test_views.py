@@ -13,6 +13,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from competition import services
+from competition.live import store
 from competition.models import Bonus, Flag, Match, Packet, Player, QuestionSet, Tossup, hash_secret
 from irt.models import Fit, ItemScore, Response, SubjectSkill
 
@@ -573,6 +574,6 @@ def test_the_question_list_gives_the_moderator_every_tossup_and_how_it_ended(
     assert first["answer_line"] == ANSWER and first["tokens"][:3] == ["Clue", "number", "1"]
     assert all(t["outcome"] is None for t in tossups)  # nothing read yet
     for command in (game.Start(), game.Skip()):
-        services.apply_command(match_id=match.id, command=command, actor="moderator")
+        store.apply_command(match_id=match.id, command=command, actor="moderator")
     tossups = Client().get(url, headers={"X-Moderator-Token": match.moderator_token}).json()["tossups"]
     assert [t["outcome"] for t in tossups] == ["skipped", None, None]

@@ -13,6 +13,7 @@ from django.test import Client
 
 from competition import game, services
 from competition.importers import QuestionFileError, import_file
+from competition.live import store
 from competition.models import MediaFile, Tossup
 
 # A 1×1 PNG and a few bytes named .ogg: the importer reads, hashes and stores, it never decodes.
@@ -158,10 +159,10 @@ def test_media_is_served_to_players_only_once_a_match_revealed_it(media_folder: 
     tossup = Tossup.objects.get()
     match = services.create_match(name="m", tossup_ids=[tossup.id], teams=["Red", "Blue"])
     t0 = 1_000_000.0
-    services.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=t0)
-    services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.1)
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=t0)
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.1)
     assert anyone.get(url).status_code == 404  # only "Name" is revealed
-    applied = services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.5)
+    applied = store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.5)
     shown = [e for e in applied.events if e["event"] == "words"]
     assert shown and shown[-1]["data"]["words"][-1]["url"] == url
     got = anyone.get(url)

@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from competition import game, selectors, services
+from competition.live import store
 from competition.models import Buzz, Match, Player
 from competition.vocabulary import BuzzMode
 from irt import pipeline
@@ -128,7 +129,7 @@ def _buzz(match: Match, player: Player, token: int, text: str) -> float:
         corrected_press_at=None,
         now=at,
     )
-    services.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at + 1.0)
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=at + 1.0)
     services.answer(match_id=match.id, player_id=player.id, question_id=qid, text=text, now=at + 1.2)
     return at + 1.5
 
@@ -142,7 +143,7 @@ def play_live_match(name: str = "Test match") -> Match:
     Match.objects.filter(pk=match.pk).update(name=name)
     Player.objects.filter(match=match).update(first_connected_at=timezone.now())
     seat = {p.name: p for p in Player.objects.filter(match=match)}
-    run = services.apply_command
+    run = store.apply_command
     run(match_id=match.id, command=game.Start(), actor="moderator", now=T0)
     now = _buzz(match, seat["bot"], 3, "Moby-Dick")
     run(match_id=match.id, command=game.Next(after_index=0), actor="moderator", now=now)

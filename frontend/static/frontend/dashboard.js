@@ -67,7 +67,16 @@ const socket = new MatchSocket({
     renderRoster();
   },
   onPong: (p) => clock.add(p),
-  onError: (err) => toast(`${err.code}: ${err.message}`),
+  onError: (err) => {
+    if (err.code === "stale_view") {
+      // Another dashboard (or the reading) changed the match before this command landed: show
+      // why nothing happened, and bring the view up to date before the moderator acts again.
+      toast(`Not applied: the match changed before your command arrived. Look again. (${err.message})`, "error", 6000);
+      socket.resync();
+      return;
+    }
+    toast(`${err.code}: ${err.message}`);
+  },
   onStatus: setConn,
 });
 

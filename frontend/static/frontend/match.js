@@ -48,7 +48,7 @@ function stableJson(value) {
  * the same id and the server applies it once (PROTOCOL.md "Command ids").
  */
 export function commandId(frame, lastSeq) {
-  const { type, name, ref, command_id, ...fields } = frame;
+  const { type, name, ref, command_id, seen_seq, ...fields } = frame;
   return `${name}:${stableJson(fields)}@${lastSeq}`;
 }
 
@@ -183,14 +183,22 @@ export class MatchSocket {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify(frame));
   }
 
-  /** Send a frame if connected; returns its ref (or null when offline). Commands get a command_id. */
+  /**
+   * Send a frame if connected; returns its ref (or null when offline). Commands get a command_id
+   * and the seq of the view they were made on (`seen_seq`): the server refuses one made on a view
+   * the match has moved on from (`stale_view`, PROTOCOL.md "Stale views").
+   */
   send(frame) {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) {
       toast("Not connected — retrying…");
       return null;
     }
     const ref = ++this.ref;
-    const out = frame.type === "command" && !frame.command_id ? { ...frame, command_id: commandId(frame, this.lastSeq) } : frame;
+    let out = frame;
+    if (frame.type === "command") {
+      out = { ...frame, command_id: frame.command_id || commandId(frame, this.lastSeq) };
+      if (this.lastSeq >= 0 && out.seen_seq === undefined) out.seen_seq = this.lastSeq;
+    }
     this.ws.send(JSON.stringify({ ...out, ref }));
     return ref;
   }

@@ -144,17 +144,13 @@ def build(
 
 
 def sweep_forever(stop: threading.Event, every: float = SWEEP_EVERY) -> None:
-    """Call ``competition.services.sweep_outbox()`` every ``every`` s until ``stop`` is set;
+    """Call ``competition.outbox.sweep_outbox()`` every ``every`` s until ``stop`` is set;
     a failing sweep (Redis or the database down) is logged and retried next round."""
-    from competition import services
+    from competition import outbox
 
-    sweep = getattr(services, "sweep_outbox", None)
-    if sweep is None:
-        log.warning("competition.services.sweep_outbox() does not exist: stored outbox work is not retried")
-        return
     while not stop.wait(every):
         try:
-            done = sweep()
+            done = outbox.sweep_outbox()
             if done:
                 log.info("outbox: %s stored item(s) dispatched", done)
         except Exception as exc:
