@@ -9,7 +9,9 @@ of its team (the captain's), the live tossup (no outcome yet: its words as revea
 is locked out, whether buzzing is open: no buzz waits for its answer or ruling), the bonus its team
 is being read (lead-in and id, only while a part is open or ruled), and whether the match is over.
 Every field the SDK keeps that is not here is its own (``buzz_sent``, the guess it buzzed with,
-counters)."""
+counters). And it answers exactly when an answer is awaited from it: once after each event that
+opens an answer for its seat (a buzz won, a prompt, a delegation to it), per the engine's reducer
+event by event, and once on connecting while that answer is still awaited; never otherwise."""
 
 from __future__ import annotations
 
@@ -115,9 +117,10 @@ class Quiet(Guesser):
         return Guess("quiet", 0.0)
 
 
-async def connect(snapshot: dict[str, Any], seq: int) -> tuple[_Bot, bool]:
+async def connect(snapshot: dict[str, Any]) -> tuple[_Bot, bool]:
+    """A new bot whose connection starts with ``snapshot``; True when that says the match is over."""
     bot = _Bot(Socket(), Quiet(), lambda line: None)  # type: ignore[arg-type]
-    ended = await bot.on_frame({"type": "snapshot", "seq": seq, "state": snapshot})
+    ended = await bot.on_frame({"type": "snapshot", "seq": 0, "state": snapshot})
     return bot, ended
 
 
@@ -134,7 +137,7 @@ SEATS = [(s, a) for s, a in stream_viewers() if a.startswith("player:")]
 @pytest.mark.parametrize(("stream", "audience"), SEATS)
 async def test_the_sdk_reducer_holds_what_every_checkpoint_means_for_the_bot(stream, audience):
     first, steps = walk(stream, audience)
-    bot, ended = await connect(first, 0)
+    bot, ended = await connect(first)
     assert held(bot, ended) == bot_view(first), differences(held(bot, ended), bot_view(first))
     seen = first  # the viewer's view after each event, by the engine's reducer (checked in test_view_reducer)
     checked = 0
@@ -151,7 +154,7 @@ async def test_the_sdk_reducer_holds_what_every_checkpoint_means_for_the_bot(str
         await settle(bot)
         want = bot_view(step.snapshot)
         assert held(bot, ended) == want, (step.label, step.names(), differences(held(bot, ended), want))
-        fresh, fresh_ended = await connect(step.snapshot, 0)
+        fresh, fresh_ended = await connect(step.snapshot)
         await settle(fresh)
         assert held(fresh, fresh_ended) == want, (
             step.label,
