@@ -2,7 +2,8 @@
 
 Thin by design: every change goes through ``competition.services``; events reach the
 client through the per-process :class:`buzzer.rooms.Room`. Bad input gets an ``error``
-frame and changes nothing (docs/PROTOCOL.md). Every frame gets an answer (``ack``,
+frame and changes nothing (docs/PROTOCOL.md); a frame over the size limit closes the
+connection (1009) unread. Every other frame gets an answer (``ack``,
 ``pong``, ``snapshot`` or ``error``; a ``heartbeat_ack`` is itself the answer to the server's
 heartbeat), an unexpected fault included: it is logged and answered ``internal`` (or
 ``unavailable`` when the database or Redis is down), and the connection lives on.
@@ -49,6 +50,9 @@ OUTAGES = (
     redis.exceptions.TimeoutError,
     OSError,
 )
+
+
+TOO_LARGE = 4413  # close code for a frame over the limit where 1009 cannot be sent (4000 + HTTP 413)
 
 
 class ClientGone(ConnectionError):
@@ -111,6 +115,45 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
         await handler(message)
+
+    async def websocket_receive(self, message: dict[str, Any]) -> None:
+        """Channels' handler with the protocol's frame limit enforced here too: the launcher's
+        uvicorn refuses a frame over :data:`~buzzer.protocol.MAX_FRAME_BYTES` before reading it,
+        but a server started without its flags (plain uvicorn: 16 MiB; daphne: 1 MiB) hands
+        it on. Such a frame is not parsed: the connection is closed with 1009, as the launcher's
+        server closes it (daphne: :data:`TOO_LARGE`), and the consumer ends."""
+        text = message.get("text")
+        if text is None:
+            data = message.get("bytes") or b""
+            if len(data) > protocol.MAX_FRAME_BYTES:
+                await self._close_oversized()
+                return
+            await self.receive(bytes_data=data)
+            return
+        size = len(text)
+        # At most 4 UTF-8 bytes a character: only a frame parse() refuses anyway is encoded.
+        if size > protocol.MAX_FRAME and (
+            size > protocol.MAX_FRAME_BYTES
+            or len(text.encode("utf-8", "surrogatepass")) > protocol.MAX_FRAME_BYTES
+        ):
+            await self._close_oversized()
+            return
+        await self.receive(text_data=text)
+
+    async def _close_oversized(self) -> None:
+        """Close with 1009 (message too big), or TOO_LARGE where the server lets an application
+        close only with 1000 or 3000-4999 (daphne's autobahn raises), and leave as if the
+        client had disconnected."""
+        limit = protocol.MAX_FRAME_BYTES
+        log.info("match %s: a %s sent a frame over %s bytes: closed", self.match_id, self.role, limit)
+        for code in (1009, TOO_LARGE):
+            try:
+                await self.close(code=code, reason=f"frame larger than {limit} bytes")
+                break
+            except Exception:
+                continue
+        await self.disconnect(code)
+        raise StopConsumer()
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         """Channels' handler without its ``aclose_old_connections()`` hop (see :meth:`dispatch`):
