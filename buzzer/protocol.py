@@ -324,7 +324,7 @@ COMMANDS: dict[str, CommandSpec] = {
     ),
 }
 # Larger frames are refused unparsed (UTF-8: ≤ 4 bytes a character): by the launcher's uvicorn
-# before reading them (config.launcher), by the consumer with a close 1009 under any server.
+# before reading them (tools.launcher), by the consumer with a close 1009 under any server.
 MAX_FRAME_BYTES = 4 * MAX_FRAME
 # Every number in a frame: ids, indexes, points and epoch seconds all fit well inside the
 # integers a double represents exactly; 1e308 or 2**70 is never a real value.

@@ -48,6 +48,7 @@ from competition.game import (
     Delegate,
     End,
     Event,
+    EventName,
     MatchConfig,
     MatchState,
     Next,
@@ -79,7 +80,7 @@ FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "contract" / "reduc
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z: the match starts here; times below are offsets from it
 # Events after which a client may ask for a fresh snapshot instead of applying them: the command
 # that emits one is always followed by a checkpoint.
-RESYNC_EVENTS = frozenset({"ruling_undone", "ruling_corrected"})
+RESYNC_EVENTS = frozenset({EventName.RULING_UNDONE, EventName.RULING_CORRECTED})
 
 # Seats: team A (humans 11, 12), team B (human 21), the bots' team (31); with hybrid seats a
 # semi-autonomous bot on A (32), a muted bot (33) and an autonomous one from token 2 (34) on B.

@@ -255,7 +255,7 @@ def remember(match: Match, state: game.MatchState) -> None:
 
 def _mark_revealed(rows: list[MatchEvent]) -> None:
     """Media files of the image/audio tokens these events showed become fetchable by anyone
-    (``MediaFile.revealed``; ``frontend.views.media_file``)."""
+    (``MediaFile.revealed``; ``frontend.media_views.media_file``)."""
     if shown := media_shown((r.event, r.payload) for r in rows):
         MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
 

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import competition.game
-from competition.game.events import Payload
+from competition.game.events import EventName, Payload
 from tools.reducer_fixtures import FIXTURE, fixture
 
 from .streams import streams
@@ -15,15 +15,19 @@ from .streams import streams
 
 def emitted_events() -> set[str]:
     """Every event name the engine can emit: the typed payloads' ``EVENT`` and the events built
-    from records in place (``Event("ruling_undone", …)``)."""
+    from records in place (``Event(EventName.RULING_UNDONE, …)``)."""
     payloads, todo = set(), [Payload]
     while todo:
         cls = todo.pop()
         todo += cls.__subclasses__()
         if "EVENT" in vars(cls):
-            payloads.add(cls.EVENT)
+            payloads.add(str(cls.EVENT))
     engine = Path(competition.game.__file__).parent
-    built = {name for f in engine.glob("*.py") for name in re.findall(r'Event\(\s*"(\w+)"', f.read_text())}
+    built = {
+        str(EventName[member])
+        for f in engine.glob("*.py")
+        for member in re.findall(r"Event\(\s*EventName\.(\w+)", f.read_text())
+    }
     return payloads | built
 
 

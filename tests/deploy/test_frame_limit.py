@@ -21,9 +21,9 @@ import websockets
 
 from buzzer.consumers import TOO_LARGE
 from buzzer.protocol import MAX_FRAME_BYTES
-from config import launcher
 from tests.faults.clients import open_ws
 from tests.faults.conftest import Bystander, Served, is_event
+from tools import launcher
 from tools.databases import scratch_database
 
 pytestmark = pytest.mark.e2e

@@ -25,9 +25,9 @@ from typing import Any
 import pytest
 import websockets
 
-from config import launcher
 from tests.faults.clients import open_ws
 from tests.faults.conftest import Bystander, Served
+from tools import launcher
 from tools.databases import scratch_database
 
 ROUNDS = 3  # restarts: each must let the next newcomer in
