@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from competition.vocabulary import MatchStatus, Phase
@@ -20,8 +19,10 @@ if TYPE_CHECKING:  # state.py imports this module for MatchState.next_deadline
     from .state import MatchState
 
 
-class Due(StrEnum):
-    """What falls due at a pending deadline (:func:`deadlines`; ``machine`` handles each)."""
+class Due:
+    """What falls due at a pending deadline (:func:`deadlines`; ``machine`` handles each). Plain
+    strings, not an enum: they are read several times per word, and an enum class's attribute
+    costs about 0.25 µs on Python 3.11 (its metaclass's ``__getattr__`` hook)."""
 
     RELEASE = "release"  # a held bot buzz joins the race
     CONFIRM = "confirm"  # a semi-autonomous bot's unconfirmed buzz lapses
@@ -33,28 +34,34 @@ class Due(StrEnum):
     BETWEEN = "between"  # the next tossup starts
 
 
-def deadlines(st: MatchState) -> list[tuple[float, int, Due]]:
+# The members deadlines() compares with, bound once for the same reason.
+_RUNNING = MatchStatus.RUNNING
+_READING, _ANSWERING, _DEAD_TIME = Phase.READING, Phase.ANSWERING, Phase.DEAD_TIME
+_BONUS, _BETWEEN = Phase.BONUS, Phase.BETWEEN
+
+
+def deadlines(st: MatchState) -> list[tuple[float, int, str]]:
     """Pending deadlines as ``(time, priority, kind)``; at equal times a held bot buzz is
     released (or a semi-autonomous bot's unconfirmed buzz lapses) before the race closes, and the race closes before the next word is read."""
-    if st.paused or st.status != MatchStatus.RUNNING:
+    if st.paused or st.status != _RUNNING:
         return []
-    out: list[tuple[float, int, Due]] = []
+    out: list[tuple[float, int, str]] = []
     t = st.tossup
     if t is not None and t.outcome is None:
         out += [(h.release_at, 0, Due.RELEASE) for h in t.held if h.release_at is not None]
         out += [(p.deadline, 0, Due.CONFIRM) for p in t.proposals]
         if t.race_deadline is not None:
             out.append((t.race_deadline, 1, Due.RACE))
-        if st.phase == Phase.READING and t.next_word_at is not None:
+        if st.phase == _READING and t.next_word_at is not None:
             out.append((t.next_word_at, 2, Due.WORD))
-        if st.phase == Phase.ANSWERING and t.buzz is not None and t.buzz.answer_deadline is not None:
+        if st.phase == _ANSWERING and t.buzz is not None and t.buzz.answer_deadline is not None:
             out.append((t.buzz.answer_deadline, 3, Due.ANSWER))
         # A buzz in the collection window was in time: dead time waits for the race.
-        if st.phase == Phase.DEAD_TIME and t.dead_deadline is not None and not t.candidates:
+        if st.phase == _DEAD_TIME and t.dead_deadline is not None and not t.candidates:
             out.append((t.dead_deadline, 4, Due.DEAD))
-    if st.phase == Phase.BONUS and st.bonus is not None and st.bonus.deadline is not None:
+    if st.phase == _BONUS and st.bonus is not None and st.bonus.deadline is not None:
         out.append((st.bonus.deadline, 5, Due.BONUS))
-    if st.phase == Phase.BETWEEN and st.between_deadline is not None:
+    if st.phase == _BETWEEN and st.between_deadline is not None:
         out.append((st.between_deadline, 6, Due.BETWEEN))
     return out
 
