@@ -14,9 +14,10 @@ from typing import Any
 from django.db.models import Max
 
 from competition import game
+from competition.game import EventName
 from competition.live import rowcache
 from competition.models import Buzz, Competitor, Flag, Match, MatchEvent, Player, Team
-from competition.vocabulary import Audience, Role, player_audience
+from competition.vocabulary import PLAYER_PREFIX, UNCOUNTED_RULINGS, Audience, Role, Ruling, player_audience
 
 # --- the match state from its stored parts (the immutable parts from this process's row cache) ---
 
@@ -140,11 +141,11 @@ class MatchPlay:
 def match_play(match_id: int) -> MatchPlay:
     """The played tossups, ruled buzzes and seats of a match. Raises ``Match.DoesNotExist``."""
     match = Match.objects.get(pk=match_id)
-    ended = MatchEvent.objects.filter(match=match, event="tossup_ended").order_by("seq")
+    ended = MatchEvent.objects.filter(match=match, event=EventName.TOSSUP_ENDED).order_by("seq")
     played = [e.payload["question_id"] for e in ended if e.payload.get("outcome") != "skipped"]
     buzzes = [
-        RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == "correct")
-        for b in Buzz.objects.filter(match=match).exclude(ruling__in=["", "undone", "pending"])
+        RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == Ruling.CORRECT)
+        for b in Buzz.objects.filter(match=match).exclude(ruling__in=UNCOUNTED_RULINGS)
     ]
     played_ids = _played_seat_ids(match)
     seats = [
@@ -159,7 +160,7 @@ def match_play(match_id: int) -> MatchPlay:
 
 
 # Events a seat causes only by playing (its actor is ``player:<id>``): a buzz, an answer.
-PLAYING_EVENTS = ("buzz_received", "answer_given", "bonus_answer_given")
+PLAYING_EVENTS = (EventName.BUZZ_RECEIVED, EventName.ANSWER_GIVEN, EventName.BONUS_ANSWER_GIVEN)
 
 
 def _played_seat_ids(match: Match) -> set[int]:
@@ -170,7 +171,7 @@ def _played_seat_ids(match: Match) -> set[int]:
     )
     ids |= set(Buzz.objects.filter(match=match).values_list("player_id", flat=True))
     actors = (
-        MatchEvent.objects.filter(match=match, event__in=PLAYING_EVENTS, actor__startswith="player:")
+        MatchEvent.objects.filter(match=match, event__in=PLAYING_EVENTS, actor__startswith=PLAYER_PREFIX)
         .values_list("actor", flat=True)
         .distinct()
     )

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from competition import game, selectors
 from competition.errors import ServiceError
-from competition.game import events as ev
+from competition.game import EventName
 from competition.live import store
 from competition.models import (
     Bonus,
@@ -30,7 +30,7 @@ from competition.models import (
     TournamentGame,
     new_token,
 )
-from competition.vocabulary import Audience, BonusDecision, FlagProblem, Role
+from competition.vocabulary import Audience, BonusDecision, BuzzMode, FlagProblem, Role, SeatKind
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
 from scoring.rules import WEIGHT_CLASSES, load_preset
@@ -85,7 +85,9 @@ def create_match(
     for bot in bots:
         if bot.get("team") is not None and bot["team"] not in names:
             raise ServiceError("invalid", f"bot {bot['name']!r}: no human team named {bot['team']!r}")
-        problem = game.check_seat("bot", bot.get("buzz_mode", "autonomous"), bot.get("min_token", 0))
+        problem = game.check_seat(
+            SeatKind.BOT, bot.get("buzz_mode", BuzzMode.AUTONOMOUS), bot.get("min_token", 0)
+        )
         if problem:
             raise ServiceError("invalid", f"bot {bot['name']!r}: {problem}")
     bot_teams = list(dict.fromkeys(b.get("bot_team") or b["name"] for b in bots if b.get("team") is None))
@@ -143,7 +145,7 @@ def create_match(
                 name=bot["name"],
                 kind=Player.Kind.BOT,
                 weight_class=bot.get("weight_class", ""),
-                buzz_mode=bot.get("buzz_mode", "autonomous"),
+                buzz_mode=bot.get("buzz_mode", BuzzMode.AUTONOMOUS),
                 min_token=bot.get("min_token", 0),
             )
         _build_lobby_state(match)
@@ -261,7 +263,7 @@ def seat_bot(
     name: str,
     team_id: int | None,
     weight_class: str,
-    buzz_mode: str = "autonomous",
+    buzz_mode: str = BuzzMode.AUTONOMOUS,
     min_token: int = 0,
     now: float | None = None,
 ) -> Player:
@@ -280,7 +282,7 @@ def seat_bot(
         raise ServiceError("invalid", "name must be 1–100 characters")
     if weight_class not in WEIGHT_CLASSES:
         raise ServiceError("invalid", f"weight class must be one of {', '.join(WEIGHT_CLASSES)}")
-    if problem := game.check_seat("bot", buzz_mode, min_token):
+    if problem := game.check_seat(SeatKind.BOT, buzz_mode, min_token):
         raise ServiceError("invalid", problem)
     with transaction.atomic():
         try:
@@ -510,12 +512,12 @@ def flag_question(
     in the match or still being played."""
     _check_problem(problem)
     ended = MatchEvent.objects.filter(
-        match_id=match_id, event=ev.TossupEnded.EVENT, payload__question_id=question_id
+        match_id=match_id, event=EventName.TOSSUP_ENDED, payload__question_id=question_id
     ).exists()
     if not ended:
         raise ServiceError("invalid", "a question can be flagged only after its tossup ended")
     event = game.Event(
-        "question_flagged",
+        EventName.QUESTION_FLAGGED,
         {"question_id": question_id, "problem": problem, "reporter": reporter},
         Audience.MODERATOR,
     )

@@ -66,7 +66,7 @@ def _close_request_connections(**kwargs) -> None:
     """Django runs each HTTP request's sync code on a thread of its own that dies with the
     request, so a persistent connection (``CONN_MAX_AGE``) opened there would be left open,
     never reused: close it. The websocket path's database threads are long-lived
-    (buzzer/driver.py), so their connections persist and are reused."""
+    (buzzer/dbpools.py), so their connections persist and are reused."""
     connections.close_all()
 
 

@@ -131,7 +131,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 30
     DATABASES["default"]["OPTIONS"]["transaction_mode"] = "IMMEDIATE"
     # The test database in a file, not shared-cache memory: the server's database threads
-    # (buzzer/driver.py) use connections of their own, and shared-cache memory databases
+    # (buzzer/dbpools.py) use connections of their own, and shared-cache memory databases
     # refuse concurrent connections ("table is locked") where a file waits for the lock.
     DATABASES["default"]["TEST"] = {
         "NAME": str(Path(tempfile.gettempdir()) / f"tossup-test-{os.getpid()}.sqlite3")
@@ -141,7 +141,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=600)
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 # Threads per server process for the database calls of the live path (ticks, buzzes,
-# commands) and of connecting clients (authentication, snapshots): see buzzer/driver.py.
+# commands) and of connecting clients (authentication, snapshots): see buzzer/dbpools.py.
 # SQLite takes one writer at a time and makes the others sleep-and-retry, so one live thread.
 _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=1 if _SQLITE else 4)

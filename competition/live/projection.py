@@ -9,11 +9,11 @@ from typing import Any
 from django.utils import timezone
 
 from competition import game
-from competition.game import events as ev
+from competition.game import EventName
 from competition.models import BonusPartResult, Buzz, Match, MatchEvent, Player, Team
+from competition.vocabulary import BuzzLogRuling
 
 # ``ruling_undone`` has no payload class in the engine (its data is ``corrections.undone_data``).
-RULING_UNDONE = "ruling_undone"
 
 
 def project(
@@ -32,18 +32,18 @@ def project(
     for row in rows:
         d = row.payload
         name = row.event
-        if name == ev.MatchStarted.EVENT:
+        if name == EventName.MATCH_STARTED:
             match.status = Match.Status.RUNNING
-        elif name == ev.MatchEnded.EVENT:
+        elif name == EventName.MATCH_ENDED:
             match.status = Match.Status.ENDED
             match.ended_at = timezone.now()
-        elif name == ev.Race.EVENT:
+        elif name == EventName.RACE:
             race = d
-        elif name == ev.Renamed.EVENT:
+        elif name == EventName.RENAMED:
             team = d["team_id"] is not None
             seats = Team.objects if team else Player.objects
             seats.filter(match=match, pk=d["team_id"] if team else d["player_id"]).update(name=d["name"])
-        elif name == ev.BuzzWon.EVENT:
+        elif name == EventName.BUZZ:
             winner: dict[str, Any] = next(
                 (c for c in race.get("candidates", []) if c["player_id"] == d["player_id"]), {}
             )
@@ -64,7 +64,7 @@ def project(
                 race=race,
                 seq=row.seq,
             )
-        elif name == ev.BuzzRuled.EVENT:
+        elif name == EventName.BUZZ_RULED:
             # A timeout is ruled at its deadline, not when a (late) driver's Tick applied it.
             ruled_at = next(
                 (
@@ -80,20 +80,20 @@ def project(
             if d.get("guess") is not None:
                 fields["guess"] = d["guess"]
             _current_buzz(match, d).update(**fields)
-        elif name == RULING_UNDONE:
+        elif name == EventName.RULING_UNDONE:
             if d.get("bonus_id") is not None:
                 BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"]).update(
-                    ruling="undone", points=0
+                    ruling=BuzzLogRuling.UNDONE, points=0
                 )
             else:
-                _current_buzz(match, d).update(ruling="undone", points=0)
-        elif name == ev.RulingCorrected.EVENT:
+                _current_buzz(match, d).update(ruling=BuzzLogRuling.UNDONE, points=0)
+        elif name == EventName.RULING_CORRECTED:
             # The log keeps the ruling given first in the event; the buzz log holds what stands.
             if d["bonus_id"] is not None:
                 _current_part(match, d).update(ruling=d["ruling"], points=d["points"])
             else:
                 _current_buzz(match, d).update(ruling=d["ruling"], points=d["points"])
-        elif name == ev.BonusPartRuled.EVENT:
+        elif name == EventName.BONUS_PART_RULED:
             BonusPartResult.objects.create(
                 match=match,
                 bonus_id=d["bonus_id"],
@@ -126,5 +126,5 @@ def _current_buzz(match: Match, d: dict[str, Any]):
 def _current_part(match: Match, d: dict[str, Any]):
     """The latest result row of this bonus part (a part is ruled again only after an undo)."""
     qs = BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"], part=d["part"])
-    last = qs.exclude(ruling="undone").order_by("-seq").values_list("id", flat=True).first()
+    last = qs.exclude(ruling=BuzzLogRuling.UNDONE).order_by("-seq").values_list("id", flat=True).first()
     return BonusPartResult.objects.filter(id=last)

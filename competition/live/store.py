@@ -22,11 +22,11 @@ from django.db import transaction
 
 from competition import game, outbox, selectors, signals
 from competition.errors import ServiceError
-from competition.game import events as ev
+from competition.game import EventName
 from competition.live import rowcache
 from competition.live.projection import project
 from competition.models import Match, MatchEvent, MediaFile
-from competition.vocabulary import Role
+from competition.vocabulary import MatchStatus, Role
 
 log = logging.getLogger(__name__)
 # A driver that starts driving a match last driven this long ago stops the clock for the gap
@@ -43,19 +43,19 @@ COMMAND_GAP_MIN = 3.0
 # seats and names, an expert flag. Everything else (a tossup ending, a buzz won, a ruling, a
 # pause…) makes a view stale. Presence is no event at all.
 VIEW_KEEPING_EVENTS = (
-    ev.Words.EVENT,
-    ev.BuzzReceived.EVENT,
-    ev.MutedBuzz.EVENT,
-    ev.BuzzProposed.EVENT,
-    ev.BonusSuggested.EVENT,
-    ev.PlayerJoined.EVENT,
-    ev.TeamAdded.EVENT,
-    ev.Renamed.EVENT,
-    "question_flagged",  # a service-level event (competition.services.flag_question)
+    EventName.WORDS,
+    EventName.BUZZ_RECEIVED,
+    EventName.MUTED_BUZZ,
+    EventName.BUZZ_PROPOSED,
+    EventName.BONUS_SUGGESTION,
+    EventName.PLAYER_JOINED,
+    EventName.TEAM_ADDED,
+    EventName.RENAMED,
+    EventName.QUESTION_FLAGGED,  # a service-level event (competition.services.flag_question)
 )
 # The driver's stop of the clock for a gap nobody drove (a ``paused`` and a ``resumed`` at once)
 # leaves the match where it was.
-GAP_EVENTS = (ev.Paused.EVENT, ev.Resumed.EVENT)
+GAP_EVENTS = (EventName.PAUSED, EventName.RESUMED)
 
 
 @dataclass(frozen=True)
@@ -191,7 +191,7 @@ def store_events(
     # Whatever this command was, the engine advanced the match to ``now``: nobody was away
     # before that (the driver's gap recovery starts from here at the earliest).
     # Nothing drives a match in the lobby (a seat joining there starts no clock).
-    if new.status != "lobby":
+    if new.status != MatchStatus.LOBBY:
         match.driven_at = max(match.driven_at or now, now)
     match.save(update_fields=[*parts, "seq", "status", "ended_at", "driven_at"])
     remember(match, new)
@@ -199,8 +199,8 @@ def store_events(
     deadline = new.next_deadline
     match_id = match.id
     transaction.on_commit(lambda: publish(match_id, out, deadline))
-    ended = any(r.event == ev.MatchEnded.EVENT for r in rows)
-    corrected = old.status == "ended" and any(r.event == ev.RulingCorrected.EVENT for r in rows)
+    ended = any(r.event == EventName.MATCH_ENDED for r in rows)
+    corrected = old.status == MatchStatus.ENDED and any(r.event == EventName.RULING_CORRECTED for r in rows)
     if match.status == Match.Status.ENDED and (ended or corrected):
         # One durable job per subscriber, stored with the match end and sent after commit. A
         # ruling corrected after the end sends them again (their work is idempotent), so the
@@ -261,7 +261,7 @@ def _mark_revealed(rows: list[MatchEvent]) -> None:
 
 
 # The events that show tokens: words as read, and the whole tossup at its end.
-SHOWING_EVENTS = (ev.Words.EVENT, ev.TossupEnded.EVENT)
+SHOWING_EVENTS = (EventName.WORDS, EventName.TOSSUP_ENDED)
 
 
 def media_shown(events: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
@@ -307,7 +307,12 @@ def _stop_the_clock_for_gap(
         # it after its next deadline at the latest.
         known = [min(state.next_deadline or now, now)]
     start = min(max(known), now)
-    if state.status != "running" or state.paused or state.next_deadline is None or now - start < min_gap:
+    if (
+        state.status != MatchStatus.RUNNING
+        or state.paused
+        or state.next_deadline is None
+        or now - start < min_gap
+    ):
         return state, []
     try:
         paused, pause_events = game.apply(state, game.Pause(), start)

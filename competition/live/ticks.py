@@ -31,7 +31,7 @@ from typing import Any
 from django.db import connection, transaction
 
 from competition import game
-from competition.game import events as ev
+from competition.game import EventName
 from competition.live import rowcache, store
 from competition.live.rowcache import Known
 from competition.vocabulary import Role
@@ -159,7 +159,7 @@ def _plan(match_id: int, now: float) -> tuple[Known, game.MatchState, list[game.
         new, events = game.apply(known.state, game.Tick(), now)
     except game.RuleViolation:
         return None  # the locked path raises it with the row's own state
-    only_words = all(e.event == ev.Words.EVENT for e in events) and not store.media_shown(
+    only_words = all(e.event == EventName.WORDS for e in events) and not store.media_shown(
         (e.event, e.data) for e in events
     )
     unchanged = (

@@ -16,8 +16,6 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from competition.game import EventName
 from competition.vocabulary import UNCOUNTED_RULINGS, BuzzLogRuling, Ruling
 
@@ -25,16 +23,6 @@ ROOT = Path(__file__).resolve().parents[2]
 NAMES = frozenset(str(name) for name in EventName)
 PROTOCOL_TABLES = frozenset({"buzzer/protocol.py", "buzzer/protocol_doc.py", "competition/game/events.py"})
 SKIPPED_DIRS = frozenset({"tests", "migrations", "sdk", "node_modules", "__pycache__"})
-# Being moved by the live write path's restructure (issue 30 item 1), which replaces their
-# compares at its merge; until then only the full check below (an expected failure) reads them.
-MOVING = (
-    "competition/services.py",
-    "competition/selectors.py",
-    "competition/ticks.py",
-    "competition/live/",
-    "competition/outbox.py",
-    "buzzer/driver.py",
-)
 
 
 def project_files() -> Iterator[Path]:
@@ -149,19 +137,8 @@ def test_the_project_scan_reads_the_engine_and_the_edges() -> None:
     assert not PROTOCOL_TABLES & scanned
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="string compares left in competition/services.py and competition/selectors.py, which the live "
-    "write path's restructure (issue 30 item 1) is moving: replaced at that merge",
-)
 def test_no_event_name_is_compared_as_a_string() -> None:
     left = sites()
-    assert not left, "compare with competition.game.EventName members:\n" + "\n".join(left)
-
-
-def test_only_the_moving_files_are_left() -> None:
-    """Everything outside the files being moved is clean now (the xfail above covers those)."""
-    left = [s for s in sites() if not s.startswith(MOVING)]
     assert not left, "compare with competition.game.EventName members:\n" + "\n".join(left)
 
 
