@@ -253,7 +253,9 @@ def score(room: Room, got: Fitted, subjects: list[str], items: list[int], name: 
     out["mu_D_err"] = abs(float(fitted.mu.mean()) - float(true.mu.mean()))
     both = np.isfinite(fitted.delta) & np.isfinite(true.delta)
     out["delta_r"] = (
-        float(pearsonr(fitted.delta[both], true.delta[both]).statistic) if both.sum() > 2 else np.nan
+        float(pearsonr(fitted.delta[both], true.delta[both]).statistic)
+        if both.sum() > 2 and np.ptp(fitted.delta[both]) > 0 and np.ptp(true.delta[both]) > 0
+        else np.nan
     )
     out["kappa_rho"] = float(spearmanr(fitted.kappa, true.kappa).statistic)
     if name == "dominant":

@@ -239,9 +239,9 @@ def test_the_fit_reads_silent_seats_by_its_unbuzzed_policy(match: Match) -> None
     amy = key(match, "amy")
     assert skills(default)[amy] > skills(wrong)[amy]
     # Dropped pairs count in neither the subject's nor the item's responses.
-    censored_pairs = {
-        (r.subject, r.tossup_id) for r in pipeline.match_responses(match.id)
-    } - {(r.subject, r.tossup_id) for r in pipeline.match_responses(match.id, unbuzzed="missing")}
+    censored_pairs = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match.id)} - {
+        (r.subject, r.tossup_id) for r in pipeline.match_responses(match.id, unbuzzed="missing")
+    }
     n_amy = SubjectSkill.objects.get(fit=missing, subject=amy).n_responses
     assert n_amy == len(SCRIPT) - 1 - sum(1 for s, _ in censored_pairs if s == amy)
     with pytest.raises(ValueError, match="unbuzzed policy"):
