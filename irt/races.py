@@ -147,6 +147,9 @@ def _weight_from(ends: FloatArray, weights: FloatArray, points: FloatArray, side
     return tail[np.searchsorted(ends[order], points, side=side)]  # type: ignore[call-overload]
 
 
+#: Above this many subject × item cells the skill SEs hold the items fixed (the exact ones need two
+#: dense n_subjects × n_items arrays).
+DENSE_SE_CELLS = 20_000_000
 MAX_HAZARD = 40.0  # H0 past the last correct buzz point is +inf: every knower has buzzed
 
 
@@ -158,10 +161,11 @@ class RaceTwoPL(TwoPL):
     G, a knower's correct-buzz point, starts as the Kaplan–Meier estimate and is then refitted
     ``baseline_sweeps`` times, alternating with the MAP: Breslow's estimator with each at-risk
     response weighted by its posterior chance of being a knower (the EM of Sy & Taylor 2000 for
-    the cure model, here without covariates in the latency). ``skill_se_``: from the inverse of the
-    full observed information (skills and items together) when there are at most
-    ``full_se_limit`` parameters, else 1/sqrt of the skill diagonal (items fixed, as TwoPL's); a
-    subject with no informative response has the prior sd.
+    the cure model, here without covariates in the latency). ``skill_se_``: the skill block of the
+    inverse observed information over skills and items together (exact, by the Schur complement
+    of the per-item blocks; O(n_subjects² · n_items)), so an item's uncertainty widens its
+    subjects' intervals (items fixed above :data:`DENSE_SE_CELLS`); a subject with no informative
+    response has the prior sd.
     """
 
     def __init__(
@@ -174,7 +178,6 @@ class RaceTwoPL(TwoPL):
         tol: float = 1e-5,
         random_state: int | None = 0,
         compute_se: bool = True,
-        full_se_limit: int = 2000,
         baseline_sweeps: int = 5,
     ) -> None:
         super().__init__(
@@ -186,7 +189,6 @@ class RaceTwoPL(TwoPL):
             random_state=random_state,
             compute_se=compute_se,
         )
-        self.full_se_limit = full_se_limit
         self.baseline_sweeps = baseline_sweeps
 
     def fit(
@@ -258,6 +260,20 @@ class RaceTwoPL(TwoPL):
             )
             return -(float(ll.sum()) + lp), -grad
 
+        def curvature(x: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+            """Per response: z, ∂ℓ/∂z and ∂²ℓ/∂z²."""
+            gamma = np.exp(x[n_s + n_i :])
+            z = gamma[i_idx] * (x[:n_s][s_idx] - x[n_s : n_s + n_i][i_idx])
+            p = 0.5 * (1.0 + np.tanh(0.5 * z))
+            e = np.where(pos, 1.0 - p, -p)
+            h = -p * (1.0 - p)
+            g = -np.expm1(-np.minimum(reach, MAX_HAZARD))
+            pc = p[cens]
+            miss = np.maximum(1.0 - g * pc, 1e-300)
+            e[cens] = -g * pc * (1.0 - pc) / miss
+            h[cens] = -g * pc * (1.0 - pc) * ((1.0 - 2.0 * pc) * miss + g * pc * (1.0 - pc)) / miss**2
+            return z, e, h
+
         x = np.concatenate([self.skill_, self.difficulty_, np.log(self.discriminability_)])
         for _ in range(self.baseline_sweeps):
             x = self._minimise(objective, x)
@@ -292,7 +308,8 @@ class RaceTwoPL(TwoPL):
             math.log(sd_t * math.sqrt(2 * math.pi)) + math.lgamma(shape) + shape * math.log(scale)
         )
         if self.compute_se:
-            self.skill_se_ = self._skill_se(objective, x, n_s, prec_b)
+            _, e, h = curvature(x)
+            self.skill_se_ = self._skill_se(s_idx, i_idx, x, e, h, prec_b, prec_t, scale)
 
     def _minimise(
         self, objective: Callable[[FloatArray], tuple[float, FloatArray]], x: FloatArray
@@ -315,29 +332,44 @@ class RaceTwoPL(TwoPL):
 
     def _skill_se(
         self,
-        objective: Callable[[FloatArray], tuple[float, FloatArray]],
+        s_idx: NDArray[np.intp],
+        i_idx: NDArray[np.intp],
         x: FloatArray,
-        n_s: int,
+        e: FloatArray,
+        h: FloatArray,
         prec_b: float,
+        prec_t: float,
+        scale: float,
     ) -> FloatArray:
-        """Skill SEs from central differences of the analytic gradient (class docstring)."""
-        eps = 1e-5
-        n_par = x.size
-        if n_par <= self.full_se_limit:
-            hess = np.empty((n_par, n_par))
-            for k in range(n_par):
-                step = np.zeros(n_par)
-                step[k] = eps
-                hess[:, k] = (objective(x + step)[1] - objective(x - step)[1]) / (2 * eps)
-            hess = 0.5 * (hess + hess.T)
-            try:
-                var = np.diag(np.linalg.inv(hess))[:n_s]
-                if np.all(var > 0):
-                    return np.sqrt(var)
-            except np.linalg.LinAlgError:
-                pass
-        # All skills shifted at once: with items fixed each skill's gradient depends on it alone.
-        step = np.zeros(n_par)
-        step[:n_s] = eps
-        diag = (objective(x + step)[1][:n_s] - objective(x - step)[1][:n_s]) / (2 * eps)
-        return 1.0 / np.sqrt(np.maximum(diag, prec_b))
+        """Skill SEs: the skill block of the inverse observed information over (β, θ, log γ), by
+        the Schur complement of the item block (2 × 2 per item: items share no response). ``e``
+        and ``h``: ∂ℓ/∂z and ∂²ℓ/∂z² per response at ``x``. Falls back to the items-fixed
+        diagonal when the item block or the complement is not positive definite, or above
+        :data:`DENSE_SE_CELLS`."""
+        n_s, n_i = self.n_subjects_, self.n_items_
+        beta, theta, gamma = x[:n_s], x[n_s : n_s + n_i], np.exp(x[n_s + n_i :])
+        g = gamma[i_idx]
+        z = g * (beta[s_idx] - theta[i_idx])
+        # Negative second derivatives of the log posterior (z = γ(β − θ), log γ = η):
+        # ββ −hγ², θθ −hγ², ηη −(hz² + ez) + γ/s, βθ hγ², βη −(hγz + eγ), θη hγz + eγ.
+        j_bb = np.bincount(s_idx, -h * g * g, n_s) + prec_b
+        j_tt = np.bincount(i_idx, -h * g * g, n_i) + prec_t
+        j_ee = np.bincount(i_idx, -(h * z * z + e * z), n_i) + gamma / scale
+        j_te = np.bincount(i_idx, h * g * z + e * g, n_i)
+        det = j_tt * j_ee - j_te**2
+        fixed = 1.0 / np.sqrt(np.maximum(j_bb, prec_b))
+        if not (np.all(det > 0) and np.all(j_tt > 0)) or n_s * n_i > DENSE_SE_CELLS:
+            return fixed
+        c_t = np.zeros((n_s, n_i))
+        c_e = np.zeros((n_s, n_i))
+        np.add.at(c_t, (s_idx, i_idx), h * g * g)
+        np.add.at(c_e, (s_idx, i_idx), -(h * g * z + e * g))
+        inv_tt, inv_ee, inv_te = j_ee / det, j_tt / det, -j_te / det
+        complement = np.diag(j_bb) - (
+            (c_t * inv_tt) @ c_t.T + (c_t * inv_te) @ c_e.T + (c_e * inv_te) @ c_t.T + (c_e * inv_ee) @ c_e.T
+        )
+        try:
+            var = np.diag(np.linalg.inv(complement))
+        except np.linalg.LinAlgError:
+            return fixed
+        return np.sqrt(var) if np.all(var > 0) else fixed
