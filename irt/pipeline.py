@@ -13,8 +13,9 @@ leaderboard.
 The fit reads a never-buzzed response by its ``unbuzzed`` setting (``irt.races``, docs/SKILLS.md):
 ``censored`` (default) right-censors it at the point the tossup was decided, ``wrong`` keeps the 0,
 ``missing`` drops it when someone answered correctly.
-Human players are the human side of ADVSCORE, bots the model side; teams are fitted and
-ranked but kept out of the ADVSCORE groups (they would count their players twice).
+Human players are the human side of ADVSCORE, bots the model side. Teams are ranked from a fit of
+their own responses (same policy and priors), kept out of the players' and bots' fit that gives the
+items and ADVSCORE: a team's response repeats its player's buzz, so one fit would count it twice.
 ``Response.position`` keeps the subject's earliest buzz (0-based token index; a team's: its
 players' earliest), None for a subject that never buzzed.
 
@@ -360,9 +361,29 @@ def _fit_into(
         "random_state": seed,
     }
     base = RaceTwoPL(**priors) if resp.censored else TwoPL(**priors)
-    model = clone(base).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
-    progress(0.4)
     kinds = np.array([kind_of[s] for s in subjects])
+    # A team's response repeats its player's buzz: fitted with the players it would count every
+    # buzz twice (and pull the players' skills off the prior's centre), so teams get a fit of
+    # their own responses; items and ADVSCORE come from the players' and bots' fit.
+    team_row = kinds[subj] == "team"
+    alone = ~team_row if (~team_row).any() else np.ones(len(subj), dtype=bool)
+    subj_all, item_all = subj, item
+    subj, item, correct = subj[alone], item[alone], correct[alone]
+    model = clone(base).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
+    skill, skill_se = model.skill_.copy(), getattr(model, "skill_se_", None)
+    if team_row.any() and not alone.all():
+        teams_fit = clone(base).fit(
+            subj_all[team_row],
+            item_all[team_row],
+            resp.columns()[team_row] if resp.censored else resp.correct[team_row],
+            n_subjects=len(subjects),
+            n_items=len(items),
+        )
+        is_team = kinds == "team"
+        skill[is_team] = teams_fit.skill_[is_team]
+        if skill_se is not None:
+            skill_se = np.where(is_team, teams_fit.skill_se_, skill_se)
+    progress(0.4)
     in_groups = kinds != "team"
     is_human = kinds[in_groups] == "human"
     experts = bool(cfg["experts"])
@@ -371,7 +392,7 @@ def _fit_into(
         result = advscore(
             model.skill_[in_groups], is_human, model.difficulty_, model.discriminability_, experts=experts
         )
-    n_by_subject = np.bincount(subj, minlength=len(subjects))
+    n_by_subject = np.bincount(subj_all, minlength=len(subjects))
     n_by_item = np.bincount(item, minlength=len(items))
     buzz = _buzz_positions(rows, tossup_of)
     keep = np.array([tossup_of[it] not in flagged for it in items])
@@ -398,13 +419,13 @@ def _fit_into(
             return False
         SubjectSkill.objects.filter(fit=fit).delete()
         ItemScore.objects.filter(fit=fit).delete()
-        se = getattr(model, "skill_se_", None)
+        se = skill_se
         SubjectSkill.objects.bulk_create(
             SubjectSkill(
                 fit=fit,
                 subject=s,
                 kind=kind_of[s],
-                skill=float(model.skill_[i]),
+                skill=float(skill[i]),
                 skill_se=None if se is None else float(se[i]),
                 n_responses=int(n_by_subject[i]),
             )

@@ -171,11 +171,13 @@ def fit(room: Room, policy: str) -> tuple[Fitted, list[str], list[int]]:
     """The pipeline's fit of ``room`` under ``policy``: (fit, subjects, items) in index order."""
     subjects, items = sorted(set(room.subjects)), sorted(room.item_difficulty)
     s_index, i_index = {s: i for i, s in enumerate(subjects)}, {q: j for j, q in enumerate(items)}
-    subj = np.array([s_index[r[0]] for r in room.rows])
-    item = np.array([i_index[r[1]] for r in room.rows])
-    races = np.array([r[2] for r in room.rows])
-    ok = np.array([r[3] for r in room.rows], dtype=np.int8)
-    read = np.array([r[4] for r in room.rows])
+    # As irt.pipeline: the players' and bots' fit leaves the teams' responses out.
+    rows = [r for r in room.rows if room.kinds[r[0]] != "team"]
+    subj = np.array([s_index[r[0]] for r in rows])
+    item = np.array([i_index[r[1]] for r in rows])
+    races = np.array([r[2] for r in rows])
+    ok = np.array([r[3] for r in rows], dtype=np.int8)
+    read = np.array([r[4] for r in rows])
     kw = {
         "skill_prior": SKILL_PRIOR,
         "difficulty_prior": DIFFICULTY_PRIOR,

@@ -246,3 +246,26 @@ def test_the_fit_reads_silent_seats_by_its_unbuzzed_policy(match: Match) -> None
     assert n_amy == len(SCRIPT) - 1 - sum(1 for s, _ in censored_pairs if s == amy)
     with pytest.raises(ValueError, match="unbuzzed policy"):
         pipeline.fit_scope("live", settings={"unbuzzed": "zero"})
+
+
+def test_teams_are_fitted_apart_from_their_players(match: Match) -> None:
+    """A team's response repeats its player's buzz: the players' and bots' skills and the items
+    come from a fit without the teams' responses, the teams' skills from one of their own."""
+    pipeline.record_match_responses(match.id)
+    together = pipeline.fit_scope("live")
+    teams = {key(match, "Red"), key(match, "Blue")}
+    Response.objects.filter(subject__in=teams).delete()
+    apart = pipeline.fit_scope("live")
+    assert apart.id != together.id
+
+    def skills(fit: Fit) -> dict[str, float]:
+        return dict(SubjectSkill.objects.filter(fit=fit).values_list("subject", "skill"))
+
+    with_teams, without = skills(together), skills(apart)
+    assert set(with_teams) - set(without) == teams
+    for subject, skill in without.items():
+        assert with_teams[subject] == pytest.approx(skill, abs=1e-9)
+    assert with_teams[key(match, "Red")] != with_teams[key(match, "Blue")]
+    difficulty = dict(ItemScore.objects.filter(fit=together).values_list("item", "difficulty"))
+    for item, theta in ItemScore.objects.filter(fit=apart).values_list("item", "difficulty"):
+        assert difficulty[item] == pytest.approx(theta, abs=1e-9)
