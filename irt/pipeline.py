@@ -7,12 +7,15 @@ connected (e.g. a bot that never started) gives no response, so it is in no fit 
 leaderboard.
 - a player or bot that buzzed correctly: 1; buzzed wrongly (neg, wrong after the read,
   timeout): 0;
-- never buzzed: 0 — "did not know it by the time the tossup was decided" (dead, or
-  answered by someone else first). Setting ``unbuzzed="missing"`` instead leaves those
-  pairs unobserved when another subject answered correctly (censoring);
+- never buzzed: stored as 0 with no position (``unbuzzed="missing"`` at recording leaves the
+  pair out when another subject answered correctly);
 - a team: 1 if one of its players answered correctly, else 0 (same ``unbuzzed`` rule).
-Human players are the human side of ADVSCORE, bots the model side; teams are fitted and
-ranked but kept out of the ADVSCORE groups (they would count their players twice).
+The fit reads a never-buzzed response by its ``unbuzzed`` setting (``irt.races``, docs/SKILLS.md):
+``censored`` (default) right-censors it at the point the tossup was decided, ``wrong`` keeps the 0,
+``missing`` drops it when someone answered correctly.
+Human players are the human side of ADVSCORE, bots the model side. Teams are ranked from a fit of
+their own responses (same policy and priors), kept out of the players' and bots' fit that gives the
+items and ADVSCORE: a team's response repeats its player's buzz, so one fit would count it twice.
 ``Response.position`` keeps the subject's earliest buzz (0-based token index; a team's: its
 players' earliest), None for a subject that never buzzed.
 
@@ -46,6 +49,7 @@ from competition import selectors
 from irt.advscore import advscore
 from irt.importers import ImportedResponse
 from irt.models import Fit, ItemScore, Response, SubjectSkill
+from irt.races import RaceTwoPL, race_responses
 from irt.sensitivity import leave_one_bot_out
 from irt.twopl import TwoPL
 
@@ -55,7 +59,7 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "skill_prior": [0.0, 1.0],
     "difficulty_prior": [0.0, 1.0],
     "discriminability_prior": [2.0, 1.0],
-    "unbuzzed": "wrong",
+    "unbuzzed": "censored",  # irt.races.POLICIES; chosen by tools.bench_skills (docs/SKILLS.md)
     "experts": False,  # ADVSCORE's all-humans-are-experts variant (ADVSCORE.md §2)
     "sensitivity": True,  # leave-one-bot-out refits (irt.sensitivity)
 }
@@ -231,7 +235,7 @@ def fit_scope(
     rows = list(
         scope_responses(scope)
         .order_by("subject", "item", "source")
-        .values_list("subject", "subject_kind", "item", "tossup_id", "correct", "position")
+        .values_list("subject", "subject_kind", "item", "tossup_id", "correct", "position", "source")
     )
     if not rows:
         raise ValueError(f"no responses for {scope!r}")
@@ -346,17 +350,40 @@ def _fit_into(
     tossup_of = {r[2]: r[3] for r in rows}
     subj = np.fromiter((s_index[r[0]] for r in rows), dtype=np.int64, count=len(rows))
     item = np.fromiter((i_index[r[2]] for r in rows), dtype=np.int64, count=len(rows))
-    correct = np.fromiter((r[4] for r in rows), dtype=np.int64, count=len(rows))
+    resp = race_responses(*_races(rows), cfg["unbuzzed"])
+    subj, item = subj[resp.keep], item[resp.keep]
+    correct: np.ndarray = resp.columns() if resp.censored else resp.correct.astype(np.int64)
     progress(0.1)
-    base = TwoPL(
-        skill_prior=tuple(cfg["skill_prior"]),
-        difficulty_prior=tuple(cfg["difficulty_prior"]),
-        discriminability_prior=tuple(cfg["discriminability_prior"]),
-        random_state=seed,
-    )
-    model = clone(base).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
-    progress(0.4)
+    priors = {
+        "skill_prior": tuple(cfg["skill_prior"]),
+        "difficulty_prior": tuple(cfg["difficulty_prior"]),
+        "discriminability_prior": tuple(cfg["discriminability_prior"]),
+        "random_state": seed,
+    }
+    base = RaceTwoPL(**priors) if resp.censored else TwoPL(**priors)
     kinds = np.array([kind_of[s] for s in subjects])
+    # A team's response repeats its player's buzz: fitted with the players it would count every
+    # buzz twice (and pull the players' skills off the prior's centre), so teams get a fit of
+    # their own responses; items and ADVSCORE come from the players' and bots' fit.
+    team_row = kinds[subj] == "team"
+    alone = ~team_row if (~team_row).any() else np.ones(len(subj), dtype=bool)
+    subj_all, item_all = subj, item
+    subj, item, correct = subj[alone], item[alone], correct[alone]
+    model = clone(base).fit(subj, item, correct, n_subjects=len(subjects), n_items=len(items))
+    skill, skill_se = model.skill_.copy(), getattr(model, "skill_se_", None)
+    if team_row.any() and not alone.all():
+        teams_fit = clone(base).fit(
+            subj_all[team_row],
+            item_all[team_row],
+            resp.columns()[team_row] if resp.censored else resp.correct[team_row],
+            n_subjects=len(subjects),
+            n_items=len(items),
+        )
+        is_team = kinds == "team"
+        skill[is_team] = teams_fit.skill_[is_team]
+        if skill_se is not None:
+            skill_se = np.where(is_team, teams_fit.skill_se_, skill_se)
+    progress(0.4)
     in_groups = kinds != "team"
     is_human = kinds[in_groups] == "human"
     experts = bool(cfg["experts"])
@@ -365,7 +392,7 @@ def _fit_into(
         result = advscore(
             model.skill_[in_groups], is_human, model.difficulty_, model.discriminability_, experts=experts
         )
-    n_by_subject = np.bincount(subj, minlength=len(subjects))
+    n_by_subject = np.bincount(subj_all, minlength=len(subjects))
     n_by_item = np.bincount(item, minlength=len(items))
     buzz = _buzz_positions(rows, tossup_of)
     keep = np.array([tossup_of[it] not in flagged for it in items])
@@ -392,13 +419,13 @@ def _fit_into(
             return False
         SubjectSkill.objects.filter(fit=fit).delete()
         ItemScore.objects.filter(fit=fit).delete()
-        se = getattr(model, "skill_se_", None)
+        se = skill_se
         SubjectSkill.objects.bulk_create(
             SubjectSkill(
                 fit=fit,
                 subject=s,
                 kind=kind_of[s],
-                skill=float(model.skill_[i]),
+                skill=float(skill[i]),
                 skill_se=None if se is None else float(se[i]),
                 n_responses=int(n_by_subject[i]),
             )
@@ -431,6 +458,26 @@ def _fit_into(
             finished_at=timezone.now(),
         )
     return True
+
+
+def _races(rows: list[tuple]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(race id, correct, share read at the buzz) per stored response for ``irt.races``: a race
+    is one tossup in one live match (−1 for an imported response); the share is (index + 1) /
+    tokens, NaN without a buzz or a known length."""
+    tokens = selectors.tossup_token_counts({r[3] for r in rows if r[3] is not None and r[5] is not None})
+    race_ids: dict[tuple[str, str], int] = {}
+    races = np.fromiter(
+        (race_ids.setdefault((r[6], r[2]), len(race_ids)) if r[6].startswith("match:") else -1 for r in rows),
+        dtype=np.int64,
+        count=len(rows),
+    )
+    correct = np.fromiter((r[4] for r in rows), dtype=np.int8, count=len(rows))
+    read = np.fromiter(
+        ((r[5] + 1) / n if r[5] is not None and (n := tokens.get(r[3])) else np.nan for r in rows),
+        dtype=float,
+        count=len(rows),
+    )
+    return races, correct, read
 
 
 def _sensitivity(

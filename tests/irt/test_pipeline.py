@@ -219,3 +219,53 @@ def test_seats_that_never_played_give_no_responses(match: Match) -> None:
     Player.objects.filter(id=silent.id).update(first_connected_at=timezone.now())
     responses = [r for r in pipeline.match_responses(match.id) if r.subject == key(match, "sam")]
     assert responses and not any(r.correct for r in responses)
+
+
+def test_the_fit_reads_silent_seats_by_its_unbuzzed_policy(match: Match) -> None:
+    """Responses are stored as played (silent: 0, no position); the fit's ``unbuzzed`` setting
+    reads them: censored by default (irt.races), or the old 0."""
+    pipeline.record_match_responses(match.id)
+    default = pipeline.fit_scope("live")
+    assert default.settings["unbuzzed"] == "censored"
+    wrong = pipeline.fit_scope("live", settings={"unbuzzed": "wrong"})
+    missing = pipeline.fit_scope("live", settings={"unbuzzed": "missing"})
+    assert len({default.id, wrong.id, missing.id}) == 3
+    assert default.n_responses == wrong.n_responses == missing.n_responses == Response.objects.count()
+
+    def skills(fit: Fit) -> dict[str, float]:
+        return dict(SubjectSkill.objects.filter(fit=fit).values_list("subject", "skill"))
+
+    # amy answered once, late; elsewhere alice, b1 or b2 took the tossup before her chance.
+    amy = key(match, "amy")
+    assert skills(default)[amy] > skills(wrong)[amy]
+    # Dropped pairs count in neither the subject's nor the item's responses.
+    censored_pairs = {(r.subject, r.tossup_id) for r in pipeline.match_responses(match.id)} - {
+        (r.subject, r.tossup_id) for r in pipeline.match_responses(match.id, unbuzzed="missing")
+    }
+    n_amy = SubjectSkill.objects.get(fit=missing, subject=amy).n_responses
+    assert n_amy == len(SCRIPT) - 1 - sum(1 for s, _ in censored_pairs if s == amy)
+    with pytest.raises(ValueError, match="unbuzzed policy"):
+        pipeline.fit_scope("live", settings={"unbuzzed": "zero"})
+
+
+def test_teams_are_fitted_apart_from_their_players(match: Match) -> None:
+    """A team's response repeats its player's buzz: the players' and bots' skills and the items
+    come from a fit without the teams' responses, the teams' skills from one of their own."""
+    pipeline.record_match_responses(match.id)
+    together = pipeline.fit_scope("live")
+    teams = {key(match, "Red"), key(match, "Blue")}
+    Response.objects.filter(subject__in=teams).delete()
+    apart = pipeline.fit_scope("live")
+    assert apart.id != together.id
+
+    def skills(fit: Fit) -> dict[str, float]:
+        return dict(SubjectSkill.objects.filter(fit=fit).values_list("subject", "skill"))
+
+    with_teams, without = skills(together), skills(apart)
+    assert set(with_teams) - set(without) == teams
+    for subject, skill in without.items():
+        assert with_teams[subject] == pytest.approx(skill, abs=1e-9)
+    assert with_teams[key(match, "Red")] != with_teams[key(match, "Blue")]
+    difficulty = dict(ItemScore.objects.filter(fit=together).values_list("item", "difficulty"))
+    for item, theta in ItemScore.objects.filter(fit=apart).values_list("item", "difficulty"):
+        assert difficulty[item] == pytest.approx(theta, abs=1e-9)
