@@ -9,6 +9,7 @@ import pytest
 
 from competition import identities, services
 from competition.models import Buzz, Match, MatchEvent, Player, Tossup
+from competition.vocabulary import BuzzLogRuling
 from irt import pipeline
 from irt.models import Fit, ItemScore, SubjectSkill
 from irt.selectors import subject_labels
@@ -107,7 +108,9 @@ def test_two_alexes_without_one_identity_are_two_subjects_until_merged_then_spli
 
 def test_buzz_positions_come_from_the_fits_responses_only() -> None:
     # Alex's undone buzz at token 1 on the first tossup (the moderator took it back) must not count.
-    match = played_match("one", {}, extra=[("Alex", 0, 1, "undone"), ("Sam", 1, 9, "pending")])
+    match = played_match(
+        "one", {}, extra=[("Alex", 0, 1, BuzzLogRuling.UNDONE), ("Sam", 1, 9, BuzzLogRuling.PENDING)]
+    )
     fit = pipeline.fit_scope(f"match:{match.id}")
     first, second, third, _ = (
         ItemScore.objects.get(fit=fit, tossup=t)
