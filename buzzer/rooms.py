@@ -36,6 +36,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from buzzer.driver import Driver
+from competition.live import store
 
 log = logging.getLogger(__name__)
 
@@ -93,28 +94,46 @@ async def _redis_answers() -> bool:
 _senders: set[asyncio.Task] = set()  # rooms' outgoing senders, alive until their queue is sent
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or None (a database thread)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def group_name(match_id: int) -> str:
     return f"match.{match_id}"
 
 
-def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | None) -> None:
+def publish(
+    match_id: int, events: list[dict[str, Any]], next_deadline: float | None, frames: list[str] | None = None
+) -> None:
     """Send committed events to every process serving the match (called on commit through
-    ``competition.signals.events_committed``, wired in ``buzzer.apps``)."""
-    message = {"type": "match.events", "events": events, "next_deadline": next_deadline}
+    ``competition.signals.events_committed``, wired in ``buzzer.apps``). ``frames``: the
+    events' websocket frames as text (``competition.live.store.event_frame``), if the writer
+    built them; else they are built here, once for every process: the message carries them."""
+    if frames is None:
+        frames = [store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) for ev in events]
+    message = {"type": "match.events", "events": events, "next_deadline": next_deadline, "frames": frames}
     room = Room.rooms.get(match_id)
     if room is not None:
         # This process's own members need not wait for the round trip through Redis: the room
         # relays at once (and skips the echo: seqs it has relayed), and its loop sends the
-        # message on to the other processes while the caller (a database thread) goes on.
+        # message on to the other processes while the caller goes on. Stored on the room's own
+        # loop (the driver's words), the relay runs right here: no wake-up of the loop through
+        # its self-pipe, no callback a loop iteration later.
+        if _running_loop() is room.loop:
+            room._publish(message)
+            return
         try:
             room.loop.call_soon_threadsafe(room._publish, message)
             return
         except RuntimeError:  # the room's loop has closed
             pass
     layer, group = get_channel_layer(), group_name(match_id)
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # a database thread: it may wait for Redis
+    loop = _running_loop()
+    if loop is None:  # a database thread: it may wait for Redis
         async_to_sync(layer.group_send)(group, message)
         return
     # Stored from an event loop (the driver's tick, its room closed meanwhile): never block it.
@@ -435,14 +454,20 @@ class Room:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         """Send each event to the members allowed to see it (serialised once) and give the
-        driver the message's next deadline. Never waits on a member. A gap in the seqs (a
+        driver the message's next deadline. Never waits on a member. The frames are the
+        message's own (``frames``: built once by the publisher, see :func:`publish`), or, in a
+        message without them, serialised here once per event. A gap in the seqs (a
         publication lost while Redis was away, or two publications crossing) makes every
         member resync. A message whose events were all relayed already (the echo through
         Redis of what :func:`publish` relayed locally) is skipped, deadline and all."""
         try:
             events = message["events"]
-            if self.last_seq is not None:
-                events = [ev for ev in events if ev["seq"] > self.last_seq]
+            frames = message.get("frames")
+            if not isinstance(frames, list) or len(frames) != len(events):
+                frames = [None] * len(events)
+            if self.last_seq is not None and any(ev["seq"] <= self.last_seq for ev in events):
+                kept = [i for i, ev in enumerate(events) if ev["seq"] > self.last_seq]
+                events, frames = [events[i] for i in kept], [frames[i] for i in kept]
             first = events[0]["seq"] if events else None
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
@@ -463,8 +488,9 @@ class Room:
             gap = True
         else:
             gap = False
-        for ev in events:
-            text = json.dumps({"type": "event", "seq": ev["seq"], "event": ev["event"], "data": ev["data"]})
+        for ev, text in zip(events, frames, strict=True):
+            if text is None:
+                text = store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"]))
             for member in list(self.members):
                 if ev["audience"] in member.audiences and not self._outlet(member).offer(ev["seq"], text):
                     self.drop(member, SLOW_CONSUMER, "send queue full")

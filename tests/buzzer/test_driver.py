@@ -517,3 +517,32 @@ async def test_a_tick_waits_briefly_for_a_busy_connection_first_come_first_serve
         assert await connections.execute("SELECT 5", []) == [(5,)]
     finally:
         connections.close()
+
+
+def test_the_deadline_a_driver_asks_for_reads_the_whole_state_only_of_a_running_match(monkeypatch):
+    """A driver with no deadline asks the database at every lease renewal (a broadcast it
+    missed must not stall the reading): for a match in the lobby, paused or ended the answer
+    (None) comes from the live state's status and pause alone, no state rebuilt; for a running
+    one it is the engine's."""
+    match = make_match(bots=False)
+    real_load = selectors.load_state
+    loads: list[int] = []
+
+    def load_state(match_id: int) -> game.MatchState:
+        loads.append(match_id)
+        return real_load(match_id)
+
+    monkeypatch.setattr(selectors, "load_state", load_state)
+    assert driving._load_deadline(match.id) is None and loads == []  # the lobby
+    now = time.time()
+    services.moderate(match_id=match.id, command=game.Start(), now=now)
+    deadline = driving._load_deadline(match.id)
+    assert deadline is not None and deadline == real_load(match.id).next_deadline and len(loads) == 1
+    services.moderate(match_id=match.id, command=game.Pause(), now=now + 0.01)
+    assert driving._load_deadline(match.id) is None and len(loads) == 1
+    services.moderate(match_id=match.id, command=game.Resume(), now=now + 0.02)
+    assert driving._load_deadline(match.id) == real_load(match.id).next_deadline and len(loads) == 2
+    services.moderate(match_id=match.id, command=game.End(), now=now + 0.03)
+    assert driving._load_deadline(match.id) is None and len(loads) == 2
+    with pytest.raises(Match.DoesNotExist):
+        driving._load_deadline(match.id + 10_000)
