@@ -72,7 +72,7 @@ class Driver:
         self.match_id = match_id
         self.deadline: float | None = None
         self.holding = False  # True while this driver holds the lease and has taken the match over
-        self._wake = asyncio.Event()
+        self._waiting: asyncio.Future[None] | None = None  # the driver's sleep, ended by wake()
         self._task: asyncio.Task | None = None
         self._redis: Any = None
         self._key = driver_key(match_id)
@@ -90,7 +90,7 @@ class Driver:
         while ``stop`` waited for it for ever (a watcher disconnecting right after it connected
         hung its consumer, tests/frontend/test_doors.py)."""
         self._stopping = True
-        self._wake.set()
+        self._end_sleep()
         if self._task:
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -104,7 +104,23 @@ class Driver:
 
     def wake(self, deadline: float | None) -> None:
         self.deadline = deadline
-        self._wake.set()
+        self._end_sleep()
+
+    def _end_sleep(self) -> None:
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.set_result(None)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` or until :meth:`wake`: a future and a timer, twice a word, where
+        ``asyncio.wait_for`` on an event made a task, a timeout and an event waiter."""
+        loop = asyncio.get_running_loop()
+        self._waiting = waiting = loop.create_future()
+        timer = loop.call_later(seconds, _settle, waiting)
+        try:
+            await waiting
+        finally:
+            timer.cancel()
+            self._waiting = None
 
     async def _hold_lease(self) -> bool:
         if self._redis is None:
@@ -186,9 +202,7 @@ class Driver:
             if wait > 0:
                 if self._stopping:
                     return
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                await self._sleep(wait)
                 continue
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
@@ -203,6 +217,11 @@ class Driver:
                 except Exception:
                     log.exception("match %s: tick failed", self.match_id)
                     await asyncio.sleep(RETRY_S)
+
+
+def _settle(waiting: asyncio.Future[None]) -> None:
+    if not waiting.done():
+        waiting.set_result(None)
 
 
 def _heartbeat(match_id: int, now: float) -> None:

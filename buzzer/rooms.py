@@ -134,12 +134,20 @@ def publish(
     layer, group = get_channel_layer(), group_name(match_id)
     loop = _running_loop()
     if loop is None:  # a database thread: it may wait for Redis
-        async_to_sync(layer.group_send)(group, message)
+        async_to_sync(layer.group_send)(group, _for_redis(message))
         return
     # Stored from an event loop (the driver's tick, its room closed meanwhile): never block it.
-    task = loop.create_task(layer.group_send(group, message))
+    task = loop.create_task(layer.group_send(group, _for_redis(message)))
     _senders.add(task)
     task.add_done_callback(_sent)
+
+
+def _for_redis(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` as the processes' rooms read it through Redis: each event's seq and audience
+    beside its frame (its data is in the frame). So no process packs, or unpacks, an event's
+    data a second time, the echo of a process's own message included."""
+    events = [{"seq": ev["seq"], "audience": ev["audience"]} for ev in message["events"]]
+    return {**message, "events": events}
 
 
 def _sent(task: asyncio.Task) -> None:
@@ -441,7 +449,7 @@ class Room:
         """On the room's loop: relay a committed message of this process to its members now,
         and queue it for the other processes (through Redis)."""
         self._dispatch(message)
-        self._outgoing.put_nowait(message)
+        self._outgoing.put_nowait(_for_redis(message))
 
     async def _send_outgoing(self) -> None:
         layer, group = get_channel_layer(), group_name(self.match_id)
@@ -472,34 +480,28 @@ class Room:
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
             return
+        if first is None:  # the echo of what this process relayed (or an empty message): no news
+            return
         # last_seq stays the highest seq relayed, a resync notwithstanding: an echo through Redis
         # that lags behind the local relay must still be skipped (forgetting it let each
         # lagging echo through, the next local event look like a gap, and the room resync
         # every member on every word).
-        if (
-            first is not None
-            and self.last_seq is not None
-            and not self._resynced
-            and first != self.last_seq + 1
-        ):
+        gap = self.last_seq is not None and not self._resynced and first != self.last_seq + 1
+        if gap:
             log.warning(
                 "match %s: seq gap (%s after %s); members resync", self.match_id, first, self.last_seq
             )
-            gap = True
-        else:
-            gap = False
         for ev, text in zip(events, frames, strict=True):
             if text is None:
                 text = store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"]))
             for member in list(self.members):
                 if ev["audience"] in member.audiences and not self._outlet(member).offer(ev["seq"], text):
                     self.drop(member, SLOW_CONSUMER, "send queue full")
-        if events:
-            self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
-            self._resynced = False
-            # Only a message with news moves the driver's deadline: an echo that trails behind
-            # a later word carries a deadline already past, which made the driver tick at once,
-            # reveal nothing, and take the locked way (under load, on every echo).
-            self.driver.wake(message.get("next_deadline"))
+        self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
+        self._resynced = False
+        # Only a message with news moves the driver's deadline: an echo that trails behind a
+        # later word carries a deadline already past, which made the driver tick at once, reveal
+        # nothing, and take the locked way (under load, on every echo).
+        self.driver.wake(message.get("next_deadline"))
         if gap:
             self.resync_all()

@@ -546,3 +546,37 @@ def test_the_deadline_a_driver_asks_for_reads_the_whole_state_only_of_a_running_
     assert driving._load_deadline(match.id) is None and len(loads) == 2
     with pytest.raises(Match.DoesNotExist):
         driving._load_deadline(match.id + 10_000)
+
+
+async def test_the_driver_reads_words_without_making_a_task_per_word(postgres, monkeypatch):
+    """Between two words the driver sleeps twice (until the next Tick is computed ahead, then
+    until it is due): each sleep is a timer, not a task (``asyncio.wait_for`` on an event made
+    one each time, with its own timeout). Words stored from the loop make none either."""
+    monkeypatch.setattr(signals.events_committed, "receivers", [])  # no room: nothing relayed
+    monkeypatch.setattr(signals.events_committed, "sender_receivers_cache", {})
+    match = await database_sync_to_async(make_match)(config={"wpm": 1200}, words=60)
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    loop = asyncio.get_running_loop()
+    made: list[str] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task:
+        made.append(getattr(coro, "__qualname__", repr(coro)))
+        return asyncio.Task(coro, loop=loop, **kw)
+
+    driver = driving.Driver(match.id)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 4), timeout=10)  # taken over, reading
+        before = await events(match)
+        loop.set_task_factory(factory)
+        try:
+            await asyncio.sleep(1.0)
+        finally:
+            loop.set_task_factory(None)
+        after = await events(match)
+    finally:
+        await driver.stop()
+    words = sum(kind == "words" for kind, _, _ in after[len(before) :])
+    assert words >= 10  # 20 words/s, about a second
+    # Left: the lease's renewal (once a second) and the thread calls' own (asgiref's).
+    assert len(made) <= 4, made

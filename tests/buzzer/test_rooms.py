@@ -526,7 +526,10 @@ async def test_events_stored_from_an_event_loop_with_no_room_here_reach_the_othe
         assert match.id not in rooms.Room.rooms
         rooms.publish(match.id, events, 12.5)  # returns at once, the send runs on this loop
         message = await asyncio.wait_for(layer.receive(channel), 3)
-        assert message["events"] == events and message["next_deadline"] == 12.5
+        assert message["next_deadline"] == 12.5
+        # Through Redis each event's frame, and beside it only what a room routes it by.
+        assert message["events"] == [{"seq": ev["seq"], "audience": ev["audience"]} for ev in events]
+        assert message["frames"] == [frame_of(ev) for ev in events]
     finally:
         await layer.group_discard(rooms.group_name(match.id), channel)
 
@@ -659,6 +662,9 @@ async def test_frames_published_on_the_rooms_loop_reach_its_members_at_once_as_t
             {**words_message(seq)["events"][0], "data": {"start": seq, "words": ["é"]}} for seq in (1, 2)
         ]
         frames = [store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) for ev in events]
+        layer = get_channel_layer()
+        channel = await layer.new_channel()  # another process's subscription
+        await layer.group_add(rooms.group_name(match.id), channel)
         counting.dumped.clear()  # the seats' joins, published as the match was made
         rooms.publish(match.id, events, None, frames)
         for member in members:
@@ -668,7 +674,18 @@ async def test_frames_published_on_the_rooms_loop_reach_its_members_at_once_as_t
         await asyncio.sleep(0.5)  # the echo through Redis has come back, and was skipped
         assert all(len(member.frames) == 2 for member in members) and room.resyncs == 0
         assert counting.dumped == []
+        # Another process is sent the same frames through Redis, beside each event's seq and
+        # audience only; its room relays them as they are.
+        message = await asyncio.wait_for(layer.receive(channel), 3)
+        assert message["frames"] == frames
+        assert message["events"] == [{"seq": ev["seq"], "audience": ev["audience"]} for ev in events]
+        other = FakeMember("all")
+        room.members, room.last_seq = {other}, None  # as another process's room, new to the match
+        room._dispatch(message)
+        assert [sent for _, sent in other.frames] == frames and counting.dumped == []
+        room.members = set(members)
     finally:
+        await layer.group_discard(rooms.group_name(match.id), channel)
         for member in members:
             await room.leave(member)
 
