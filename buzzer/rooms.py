@@ -476,6 +476,10 @@ class Room:
             if self.last_seq is not None and any(ev["seq"] <= self.last_seq for ev in events):
                 kept = [i for i, ev in enumerate(events) if ev["seq"] > self.last_seq]
                 events, frames = [events[i] for i in kept], [frames[i] for i in kept]
+            frames = [
+                store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) if text is None else text
+                for ev, text in zip(events, frames, strict=True)
+            ]
             first = events[0]["seq"] if events else None
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
@@ -492,8 +496,6 @@ class Room:
                 "match %s: seq gap (%s after %s); members resync", self.match_id, first, self.last_seq
             )
         for ev, text in zip(events, frames, strict=True):
-            if text is None:
-                text = store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"]))
             for member in list(self.members):
                 if ev["audience"] in member.audiences and not self._outlet(member).offer(ev["seq"], text):
                     self.drop(member, SLOW_CONSUMER, "send queue full")

@@ -774,3 +774,19 @@ async def test_a_words_frame_is_serialised_once_where_its_tick_is_prepared(monke
 
 
 WORDS_MARK = '"event": "words"'
+
+
+async def test_a_message_with_neither_frames_nor_data_is_ignored_and_the_room_relays_on(caplog):
+    """A malformed message (an event with no frame and no data to build one from) is logged and
+    dropped as a whole; the next message is relayed as usual."""
+    match = await new_match()
+    member = FakeMember("all")
+    room = await rooms.Room.join(match.id, member)
+    try:
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        room._dispatch({"type": "match.events", "events": [{"seq": 1, "audience": "all"}]})
+        assert member.frames == [] and "malformed" in caplog.text
+        room._dispatch(words_message(1))
+        assert [seq for seq, _ in member.frames] == [1] and room.resyncs == 0
+    finally:
+        await room.leave(member)
