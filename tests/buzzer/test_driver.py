@@ -580,3 +580,28 @@ async def test_the_driver_reads_words_without_making_a_task_per_word(postgres, m
     assert words >= 10  # 20 words/s, about a second
     # Left: the lease's renewal (once a second) and the thread calls' own (asgiref's).
     assert len(made) <= 4, made
+
+
+async def test_a_connection_freed_on_the_waiters_own_loop_is_handed_over_at_once(postgres, monkeypatch):
+    """Words wait for a busy tick connection on the loop that frees it (one loop per server
+    process): the connection goes straight to the first waiter, not through the loop's
+    thread-safe queue (a wake-up of the loop through its self-pipe, then a callback, per word)."""
+    connections = dbpools.TickConnections(1, wait=2.0)
+    loop = asyncio.get_running_loop()
+    threadsafe: list[Any] = []
+    real = loop.call_soon_threadsafe
+
+    def counted(callback: Any, *args: Any, **kw: Any) -> Any:
+        threadsafe.append(callback)
+        return real(callback, *args, **kw)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counted)
+    try:
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.2), 1", []))
+        await asyncio.sleep(0.05)
+        waiting = [asyncio.create_task(connections.execute(f"SELECT {k}", [])) for k in range(3)]
+        await slow
+        assert [await task for task in waiting] == [[(0,)], [(1,)], [(2,)]]  # first come, first served
+        assert [cb for cb in threadsafe if getattr(cb, "__name__", "") == "_hand"] == []
+    finally:
+        connections.close()
