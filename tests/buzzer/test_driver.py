@@ -465,7 +465,8 @@ async def test_the_driver_computes_each_word_ahead_of_its_deadline(postgres, mon
     planned = [p for p in used if p is not None]
     assert len(used) >= 10 and len(planned) >= len(used) - 2  # the first (taking over) may have none
     computed_at = {at: t for t, at in ahead}
-    assert all(p.at - computed_at[p.at] <= driving.PLAN_AHEAD_S for p in planned)
+    # Each right after the word before it was stored (the first: PLAN_AHEAD_S before it was due).
+    assert all(p.at - computed_at[p.at] <= 0.1 + driving.PLAN_AHEAD_S for p in planned)  # 600 wpm
     assert sum(computed_at[p.at] < p.at for p in planned) >= len(planned) - 2  # before it was due
 
 
@@ -605,3 +606,31 @@ async def test_a_connection_freed_on_the_waiters_own_loop_is_handed_over_at_once
         assert [cb for cb in threadsafe if getattr(cb, "__name__", "") == "_hand"] == []
     finally:
         connections.close()
+
+
+async def test_the_driver_wakes_once_per_word(postgres, monkeypatch):
+    """The next word's Tick is computed as soon as the word before it is stored (the clock
+    alone decides it), so between two words the driver sleeps once, until the next is due,
+    instead of waking first to compute it ahead."""
+    match = await database_sync_to_async(make_match)(config={"wpm": 1200}, words=60)
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    driver = driving.Driver(match.id)
+    sleeps: list[float] = []
+    real_sleep = driver._sleep
+
+    async def counted(seconds: float) -> None:
+        sleeps.append(seconds)
+        await real_sleep(seconds)
+
+    monkeypatch.setattr(driver, "_sleep", counted)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 4), timeout=10)
+        before, slept = await events(match), len(sleeps)
+        await asyncio.sleep(1.0)
+        after, slept = await events(match), len(sleeps) - slept
+    finally:
+        await driver.stop()
+    words = sum(kind == "words" for kind, _, _ in after[len(before) :])
+    assert words >= 10  # 20 words/s, about a second
+    assert slept <= words + 2  # one sleep a word; the lease's renewal may add one
