@@ -7,12 +7,18 @@ BROADCAST_UID = "buzzer.broadcast"
 
 
 def broadcast(
-    sender: Any, *, match_id: int, events: list[dict[str, Any]], next_deadline: Any, **_: Any
+    sender: Any,
+    *,
+    match_id: int,
+    events: list[dict[str, Any]],
+    next_deadline: Any,
+    frames: list[str] | None = None,
+    **_: Any,
 ) -> None:
     """Relay committed events to every server process's room (``buzzer.rooms.publish``)."""
     from buzzer.rooms import publish  # channels and the driver load on first use, not at setup
 
-    publish(match_id, events, next_deadline)
+    publish(match_id, events, next_deadline, frames)
 
 
 class BuzzerConfig(AppConfig):

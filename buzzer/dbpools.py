@@ -162,12 +162,20 @@ class TickConnections:
 
     def _release(self, conn: psycopg.AsyncConnection | None) -> None:
         """Give ``conn`` (None: the place of a closed one) to the first caller still waiting,
-        else back to the idle ones."""
+        else back to the idle ones. A caller on this thread's loop (a server process has one)
+        is handed it at once; one on another loop through that loop."""
+        try:
+            here: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
         with self._lock:
             while self._waiters:
                 loop, handed = self._waiters.popleft()
                 if handed.done():
                     continue
+                if loop is here:  # nothing else can settle it meanwhile: this thread runs its loop
+                    handed.set_result(conn)
+                    return
                 try:
                     loop.call_soon_threadsafe(self._hand, handed, conn)
                     return
@@ -204,4 +212,4 @@ def _connection_params() -> dict[str, Any]:
     return params
 
 
-TICK_CONNECTIONS = TickConnections(settings.LIVE_DB_THREADS)
+TICK_CONNECTIONS = TickConnections(settings.TICK_DB_CONNECTIONS)

@@ -45,9 +45,11 @@ log = logging.getLogger(__name__)
 LEASE_MS = 3000
 HEARTBEAT_S = 0.5
 RETRY_S = 0.5  # after a failed Tick, heartbeat or recovery
-# A words-only Tick is computed this long before it is due (ticks.plan_tick), so that when
-# it is due only its statement remains (one match: due to published 3.6–3.9 ms p50 instead of
-# 4.5–4.8). Longer than the computation plus the event loop's timer granularity (1 ms).
+# A words-only Tick is computed ahead (ticks.plan_tick), so that when it is due only its
+# statement remains (one match: due to published 3.6–3.9 ms p50 instead of 4.5–4.8): right
+# after the Tick before it was stored, or, when the deadline came another way (the driver's
+# start, a command's broadcast), this long before it is due. Longer than the computation plus
+# the event loop's timer granularity (1 ms).
 PLAN_AHEAD_S = 0.003
 # Take the lease if free, renew it if ours: one atomic step, so two processes never both
 # believe they hold it.
@@ -72,7 +74,7 @@ class Driver:
         self.match_id = match_id
         self.deadline: float | None = None
         self.holding = False  # True while this driver holds the lease and has taken the match over
-        self._wake = asyncio.Event()
+        self._waiting: asyncio.Future[None] | None = None  # the driver's sleep, ended by wake()
         self._task: asyncio.Task | None = None
         self._redis: Any = None
         self._key = driver_key(match_id)
@@ -90,7 +92,7 @@ class Driver:
         while ``stop`` waited for it for ever (a watcher disconnecting right after it connected
         hung its consumer, tests/frontend/test_doors.py)."""
         self._stopping = True
-        self._wake.set()
+        self._end_sleep()
         if self._task:
             self._task.cancel()
             with contextlib.suppress(BaseException):
@@ -104,7 +106,23 @@ class Driver:
 
     def wake(self, deadline: float | None) -> None:
         self.deadline = deadline
-        self._wake.set()
+        self._end_sleep()
+
+    def _end_sleep(self) -> None:
+        if self._waiting is not None and not self._waiting.done():
+            self._waiting.set_result(None)
+
+    async def _sleep(self, seconds: float) -> None:
+        """Sleep ``seconds`` or until :meth:`wake`: a future and a timer, twice a word, where
+        ``asyncio.wait_for`` on an event made a task, a timeout and an event waiter."""
+        loop = asyncio.get_running_loop()
+        self._waiting = waiting = loop.create_future()
+        timer = loop.call_later(seconds, _settle, waiting)
+        try:
+            await waiting
+        finally:
+            timer.cancel()
+            self._waiting = None
 
     async def _hold_lease(self) -> bool:
         if self._redis is None:
@@ -186,9 +204,7 @@ class Driver:
             if wait > 0:
                 if self._stopping:
                     return
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=wait)
+                await self._sleep(wait)
                 continue
             if self.holding and self.deadline is not None and time.time() >= self.deadline:
                 try:
@@ -200,9 +216,19 @@ class Driver:
                     self.deadline = applied.next_deadline
                     if applied.events:  # storing them moved Match.driven_at: no heartbeat due yet
                         beat_at = time.time() + HEARTBEAT_S
+                    if self.deadline is not None:
+                        # The next Tick is the clock's alone unless something else moves the
+                        # row first (then it is computed afresh when due): computed now, on the
+                        # row just written, the driver wakes once for it, at its deadline.
+                        planned, planned_for = self._plan(self.deadline), self.deadline
                 except Exception:
                     log.exception("match %s: tick failed", self.match_id)
                     await asyncio.sleep(RETRY_S)
+
+
+def _settle(waiting: asyncio.Future[None]) -> None:
+    if not waiting.done():
+        waiting.set_result(None)
 
 
 def _heartbeat(match_id: int, now: float) -> None:

@@ -36,6 +36,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from buzzer.driver import Driver
+from competition.live import store
 
 log = logging.getLogger(__name__)
 
@@ -93,34 +94,60 @@ async def _redis_answers() -> bool:
 _senders: set[asyncio.Task] = set()  # rooms' outgoing senders, alive until their queue is sent
 
 
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, or None (a database thread)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+
+
 def group_name(match_id: int) -> str:
     return f"match.{match_id}"
 
 
-def publish(match_id: int, events: list[dict[str, Any]], next_deadline: float | None) -> None:
+def publish(
+    match_id: int, events: list[dict[str, Any]], next_deadline: float | None, frames: list[str] | None = None
+) -> None:
     """Send committed events to every process serving the match (called on commit through
-    ``competition.signals.events_committed``, wired in ``buzzer.apps``)."""
-    message = {"type": "match.events", "events": events, "next_deadline": next_deadline}
+    ``competition.signals.events_committed``, wired in ``buzzer.apps``). ``frames``: the
+    events' websocket frames as text (``competition.live.store.event_frame``), if the writer
+    built them; else they are built here, once for every process: the message carries them."""
+    if frames is None:
+        frames = [store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) for ev in events]
+    message = {"type": "match.events", "events": events, "next_deadline": next_deadline, "frames": frames}
     room = Room.rooms.get(match_id)
     if room is not None:
         # This process's own members need not wait for the round trip through Redis: the room
         # relays at once (and skips the echo: seqs it has relayed), and its loop sends the
-        # message on to the other processes while the caller (a database thread) goes on.
+        # message on to the other processes while the caller goes on. Stored on the room's own
+        # loop (the driver's words), the relay runs right here: no wake-up of the loop through
+        # its self-pipe, no callback a loop iteration later.
+        if _running_loop() is room.loop:
+            room._publish(message)
+            return
         try:
             room.loop.call_soon_threadsafe(room._publish, message)
             return
         except RuntimeError:  # the room's loop has closed
             pass
     layer, group = get_channel_layer(), group_name(match_id)
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # a database thread: it may wait for Redis
-        async_to_sync(layer.group_send)(group, message)
+    loop = _running_loop()
+    if loop is None:  # a database thread: it may wait for Redis
+        async_to_sync(layer.group_send)(group, _for_redis(message))
         return
     # Stored from an event loop (the driver's tick, its room closed meanwhile): never block it.
-    task = loop.create_task(layer.group_send(group, message))
+    task = loop.create_task(layer.group_send(group, _for_redis(message)))
     _senders.add(task)
     task.add_done_callback(_sent)
+
+
+def _for_redis(message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` as the processes' rooms read it through Redis: each event's seq and audience
+    beside its frame (its data is in the frame). So no process packs, or unpacks, an event's
+    data a second time, the echo of a process's own message included."""
+    events = [{"seq": ev["seq"], "audience": ev["audience"]} for ev in message["events"]]
+    return {**message, "events": events}
 
 
 def _sent(task: asyncio.Task) -> None:
@@ -422,7 +449,7 @@ class Room:
         """On the room's loop: relay a committed message of this process to its members now,
         and queue it for the other processes (through Redis)."""
         self._dispatch(message)
-        self._outgoing.put_nowait(message)
+        self._outgoing.put_nowait(_for_redis(message))
 
     async def _send_outgoing(self) -> None:
         layer, group = get_channel_layer(), group_name(self.match_id)
@@ -435,45 +462,48 @@ class Room:
 
     def _dispatch(self, message: dict[str, Any]) -> None:
         """Send each event to the members allowed to see it (serialised once) and give the
-        driver the message's next deadline. Never waits on a member. A gap in the seqs (a
+        driver the message's next deadline. Never waits on a member. The frames are the
+        message's own (``frames``: built once by the publisher, see :func:`publish`), or, in a
+        message without them, serialised here once per event. A gap in the seqs (a
         publication lost while Redis was away, or two publications crossing) makes every
         member resync. A message whose events were all relayed already (the echo through
         Redis of what :func:`publish` relayed locally) is skipped, deadline and all."""
         try:
             events = message["events"]
-            if self.last_seq is not None:
-                events = [ev for ev in events if ev["seq"] > self.last_seq]
+            frames = message.get("frames")
+            if not isinstance(frames, list) or len(frames) != len(events):
+                frames = [None] * len(events)
+            if self.last_seq is not None and any(ev["seq"] <= self.last_seq for ev in events):
+                kept = [i for i, ev in enumerate(events) if ev["seq"] > self.last_seq]
+                events, frames = [events[i] for i in kept], [frames[i] for i in kept]
+            frames = [
+                store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) if text is None else text
+                for ev, text in zip(events, frames, strict=True)
+            ]
             first = events[0]["seq"] if events else None
         except (KeyError, IndexError, TypeError):
             log.error("match %s: ignored a malformed channel message %.200r", self.match_id, message)
+            return
+        if first is None:  # the echo of what this process relayed (or an empty message): no news
             return
         # last_seq stays the highest seq relayed, a resync notwithstanding: an echo through Redis
         # that lags behind the local relay must still be skipped (forgetting it let each
         # lagging echo through, the next local event look like a gap, and the room resync
         # every member on every word).
-        if (
-            first is not None
-            and self.last_seq is not None
-            and not self._resynced
-            and first != self.last_seq + 1
-        ):
+        gap = self.last_seq is not None and not self._resynced and first != self.last_seq + 1
+        if gap:
             log.warning(
                 "match %s: seq gap (%s after %s); members resync", self.match_id, first, self.last_seq
             )
-            gap = True
-        else:
-            gap = False
-        for ev in events:
-            text = json.dumps({"type": "event", "seq": ev["seq"], "event": ev["event"], "data": ev["data"]})
+        for ev, text in zip(events, frames, strict=True):
             for member in list(self.members):
                 if ev["audience"] in member.audiences and not self._outlet(member).offer(ev["seq"], text):
                     self.drop(member, SLOW_CONSUMER, "send queue full")
-        if events:
-            self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
-            self._resynced = False
-            # Only a message with news moves the driver's deadline: an echo that trails behind
-            # a later word carries a deadline already past, which made the driver tick at once,
-            # reveal nothing, and take the locked way (under load, on every echo).
-            self.driver.wake(message.get("next_deadline"))
+        self.last_seq = max(self.last_seq or 0, events[-1]["seq"])
+        self._resynced = False
+        # Only a message with news moves the driver's deadline: an echo that trails behind a
+        # later word carries a deadline already past, which made the driver tick at once, reveal
+        # nothing, and take the locked way (under load, on every echo).
+        self.driver.wake(message.get("next_deadline"))
         if gap:
             self.resync_all()

@@ -17,7 +17,15 @@ from competition import game
 from competition.game import EventName
 from competition.live import rowcache
 from competition.models import Buzz, Competitor, Flag, Match, MatchEvent, Player, Team
-from competition.vocabulary import PLAYER_PREFIX, UNCOUNTED_RULINGS, Audience, Role, Ruling, player_audience
+from competition.vocabulary import (
+    PLAYER_PREFIX,
+    UNCOUNTED_RULINGS,
+    Audience,
+    MatchStatus,
+    Role,
+    Ruling,
+    player_audience,
+)
 
 # --- the match state from its stored parts (the immutable parts from this process's row cache) ---
 
@@ -51,7 +59,14 @@ def load_state(match_id: int) -> game.MatchState:
 
 
 def next_deadline(match_id: int) -> float | None:
-    """When the driver must next ``Tick`` match ``match_id`` (None: nothing scheduled)."""
+    """When the driver must next ``Tick`` match ``match_id`` (None: nothing scheduled). Reads
+    the live state's status and pause first, and the whole state only when the match runs: a
+    match in the lobby, paused or ended schedules nothing (``game.clock.deadlines``), and those
+    are the ones whose drivers ask (a running match's driver learns its deadlines from its own
+    ticks). Raises ``Match.DoesNotExist``."""
+    status, paused = Match.objects.filter(pk=match_id).values_list("state__status", "state__paused").get()
+    if status != MatchStatus.RUNNING or paused:
+        return None
     return load_state(match_id).next_deadline
 
 

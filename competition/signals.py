@@ -6,8 +6,10 @@ management command — is wired the same way, whatever it happens to import).
 
 - :data:`events_committed` (a Django signal) is sent after the transaction that stored a
   command's events commits, with ``match_id`` (int), ``events`` (the stored events as
-  broadcast: ``[{"seq", "event", "data", "audience", "actor"}]``) and ``next_deadline``
-  (epoch s or None). Best effort: a receiver's failure is logged, never raised into the
+  broadcast: ``[{"seq", "event", "data", "audience", "actor"}]``), ``next_deadline``
+  (epoch s or None) and ``frames`` (the events' websocket frames as text, one per event, when
+  the writer serialised them already: ``competition.live.store.event_frame``; else None).
+  Best effort: a receiver's failure is logged, never raised into the
   caller (the events are stored; clients catch up by resync). buzzer broadcasts them.
 - Durable work on match end (the outbox): an app registers a *topic* and the function that
   sends its job (``send(match_id)``, e.g. a Celery ``apply_async``) with
@@ -24,7 +26,8 @@ from typing import Any
 
 from django.dispatch import Signal
 
-# kwargs: match_id: int, events: list[dict[str, Any]], next_deadline: float | None
+# kwargs: match_id: int, events: list[dict[str, Any]], next_deadline: float | None,
+# frames: list[str] | None
 events_committed = Signal()
 
 _match_ended: dict[str, Callable[[int], Any]] = {}

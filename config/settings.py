@@ -146,6 +146,9 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 _SQLITE = DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3"
 LIVE_DB_THREADS = env.int("LIVE_DB_THREADS", default=1 if _SQLITE else 4)
 CONNECT_DB_THREADS = env.int("CONNECT_DB_THREADS", default=2)
+# Autocommit connections on which the reading drivers store their words from the event loop
+# (buzzer.dbpools.TICK_CONNECTIONS); a word that finds them all busy takes a live thread.
+TICK_DB_CONNECTIONS = env.int("TICK_DB_CONNECTIONS", default=LIVE_DB_THREADS)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env("REDIS_URL", default="redis://127.0.0.1:6379/0")

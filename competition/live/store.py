@@ -333,12 +333,24 @@ def event_dict(row: MatchEvent) -> dict[str, Any]:
     }
 
 
-def publish(match_id: int, events: list[dict[str, Any]], deadline: float | None) -> None:
-    """Run on commit: send :data:`competition.signals.events_committed`. The events are stored
-    whatever happens here, so a receiver's failure (Redis down) is logged, never raised into
-    the caller; clients catch up by resync."""
+def event_frame(seq: int, event: str, data_json: str) -> str:
+    """The websocket frame of one stored event (``buzzer.protocol``'s ``event`` frame) as text:
+    exactly ``json.dumps({"type": "event", "seq": seq, "event": event, "data": data})``, built
+    from ``data_json`` (``json.dumps(data)``, as the event was stored) without serialising the
+    data again."""
+    return f'{{"type": "event", "seq": {int(seq)}, "event": {json.dumps(event)}, "data": {data_json}}}'
+
+
+def publish(
+    match_id: int, events: list[dict[str, Any]], deadline: float | None, frames: list[str] | None = None
+) -> None:
+    """Run on commit: send :data:`competition.signals.events_committed`. ``frames``: the
+    events' websocket frames (:func:`event_frame`) when the writer serialised them already (the
+    words' fast path), so that nobody serialises them again. The events are stored whatever
+    happens here, so a receiver's failure (Redis down) is logged, never raised into the
+    caller; clients catch up by resync."""
     results = signals.events_committed.send_robust(
-        sender=Match, match_id=match_id, events=events, next_deadline=deadline
+        sender=Match, match_id=match_id, events=events, next_deadline=deadline, frames=frames
     )
     for receiver, result in results:
         if isinstance(result, Exception):  # django.dispatch has logged the traceback

@@ -88,11 +88,14 @@ RETURNING seq
 @dataclass(frozen=True)
 class Write:
     """One fast-path write: the statement and its parameters, the events' broadcast form (as
-    ``store.Applied.events``) and what the row holds once it is stored."""
+    ``store.Applied.events``) and their websocket frames (``store.event_frame``: each event's
+    data serialised once, for the statement and the frame), and what the row holds once it is
+    stored."""
 
     sql: str
     params: list[Any]
     events: list[dict[str, Any]]
+    frames: list[str]
     known: Known
 
 
@@ -113,8 +116,11 @@ def prepare(
         for i, event in enumerate(events, start=1)
     ]
     values: list[Any] = []
+    frames: list[str] = []
     for e in out:
-        values += [e["seq"], e["event"], json.dumps(e["data"]), e["audience"]]
+        data = json.dumps(e["data"])
+        values += [e["seq"], e["event"], data, e["audience"]]
+        frames.append(store.event_frame(e["seq"], e["event"], data))
     seq = out[-1]["seq"]
     params = [
         live, seq, now, now,
@@ -122,7 +128,7 @@ def prepare(
         actor, *values,
     ]  # fmt: skip
     sql = _SQL.format(values=", ".join(["(%s::bigint, %s, %s, %s)"] * len(out)))
-    return Write(sql, params, out, Known(seq, live, new, known.spec_key, known.records_key))
+    return Write(sql, params, out, frames, Known(seq, live, new, known.spec_key, known.records_key))
 
 
 def finish(match_id: int, known: Known, write: Write, rows: list[Any]) -> list[dict[str, Any]] | None:
@@ -137,13 +143,14 @@ def finish(match_id: int, known: Known, write: Write, rows: list[Any]) -> list[d
 
 def store_words(
     match_id: int, known: Known, new: game.MatchState, events: list[game.Event], actor: str, now: float
-) -> list[dict[str, Any]] | None:
-    """:func:`prepare`, execute on this thread's Django connection and :func:`finish`."""
+) -> Write | None:
+    """:func:`prepare`, execute on this thread's Django connection and :func:`finish`: the
+    write stored, or None when the row had moved on."""
     write = prepare(match_id, known, new, events, actor, now)
     with connection.cursor() as cursor:
         cursor.execute(write.sql, write.params)
         rows = cursor.fetchall()
-    return finish(match_id, known, write, rows)
+    return write if finish(match_id, known, write, rows) is not None else None
 
 
 # --- the driver's Tick -----------------------------------------------------------------------
@@ -180,10 +187,10 @@ def tick(match_id: int, now: float | None = None) -> store.Applied:
     plan = _plan(match_id, now)
     if plan is not None:
         known, new, events = plan
-        out = store_words(match_id, known, new, events, Role.DRIVER, now)
-        if out is not None:
-            deadline = new.next_deadline
-            transaction.on_commit(lambda: store.publish(match_id, out, deadline))
+        write = store_words(match_id, known, new, events, Role.DRIVER, now)
+        if write is not None:
+            out, frames, deadline = write.events, write.frames, new.next_deadline
+            transaction.on_commit(lambda: store.publish(match_id, out, deadline, frames))
             return store.Applied(out, out[-1]["seq"], deadline)
     return store.apply_command(match_id=match_id, command=game.Tick(), actor=Role.DRIVER, now=now)
 
@@ -255,7 +262,7 @@ async def tick_on_loop(
             return None
         out = finish(match_id, known, write, rows)
         if out is not None:
-            store.publish(match_id, out, new.next_deadline)
+            store.publish(match_id, out, new.next_deadline, write.frames)
             return store.Applied(out, out[-1]["seq"], new.next_deadline)
         planned = None  # the row had moved (``known`` is forgotten): read it
     return None

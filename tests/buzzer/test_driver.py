@@ -465,7 +465,8 @@ async def test_the_driver_computes_each_word_ahead_of_its_deadline(postgres, mon
     planned = [p for p in used if p is not None]
     assert len(used) >= 10 and len(planned) >= len(used) - 2  # the first (taking over) may have none
     computed_at = {at: t for t, at in ahead}
-    assert all(p.at - computed_at[p.at] <= driving.PLAN_AHEAD_S for p in planned)
+    # Each right after the word before it was stored (the first: PLAN_AHEAD_S before it was due).
+    assert all(p.at - computed_at[p.at] <= 0.1 + driving.PLAN_AHEAD_S for p in planned)  # 600 wpm
     assert sum(computed_at[p.at] < p.at for p in planned) >= len(planned) - 2  # before it was due
 
 
@@ -517,3 +518,119 @@ async def test_a_tick_waits_briefly_for_a_busy_connection_first_come_first_serve
         assert await connections.execute("SELECT 5", []) == [(5,)]
     finally:
         connections.close()
+
+
+def test_the_deadline_a_driver_asks_for_reads_the_whole_state_only_of_a_running_match(monkeypatch):
+    """A driver with no deadline asks the database at every lease renewal (a broadcast it
+    missed must not stall the reading): for a match in the lobby, paused or ended the answer
+    (None) comes from the live state's status and pause alone, no state rebuilt; for a running
+    one it is the engine's."""
+    match = make_match(bots=False)
+    real_load = selectors.load_state
+    loads: list[int] = []
+
+    def load_state(match_id: int) -> game.MatchState:
+        loads.append(match_id)
+        return real_load(match_id)
+
+    monkeypatch.setattr(selectors, "load_state", load_state)
+    assert driving._load_deadline(match.id) is None and loads == []  # the lobby
+    now = time.time()
+    services.moderate(match_id=match.id, command=game.Start(), now=now)
+    deadline = driving._load_deadline(match.id)
+    assert deadline is not None and deadline == real_load(match.id).next_deadline and len(loads) == 1
+    services.moderate(match_id=match.id, command=game.Pause(), now=now + 0.01)
+    assert driving._load_deadline(match.id) is None and len(loads) == 1
+    services.moderate(match_id=match.id, command=game.Resume(), now=now + 0.02)
+    assert driving._load_deadline(match.id) == real_load(match.id).next_deadline and len(loads) == 2
+    services.moderate(match_id=match.id, command=game.End(), now=now + 0.03)
+    assert driving._load_deadline(match.id) is None and len(loads) == 2
+    with pytest.raises(Match.DoesNotExist):
+        driving._load_deadline(match.id + 10_000)
+
+
+async def test_the_driver_reads_words_without_making_a_task_per_word(postgres, monkeypatch):
+    """Between two words the driver sleeps twice (until the next Tick is computed ahead, then
+    until it is due): each sleep is a timer, not a task (``asyncio.wait_for`` on an event made
+    one each time, with its own timeout). Words stored from the loop make none either."""
+    monkeypatch.setattr(signals.events_committed, "receivers", [])  # no room: nothing relayed
+    monkeypatch.setattr(signals.events_committed, "sender_receivers_cache", {})
+    match = await database_sync_to_async(make_match)(config={"wpm": 1200}, words=60)
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    loop = asyncio.get_running_loop()
+    made: list[str] = []
+
+    def factory(loop: asyncio.AbstractEventLoop, coro: Any, **kw: Any) -> asyncio.Task:
+        made.append(getattr(coro, "__qualname__", repr(coro)))
+        return asyncio.Task(coro, loop=loop, **kw)
+
+    driver = driving.Driver(match.id)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 4), timeout=10)  # taken over, reading
+        before = await events(match)
+        loop.set_task_factory(factory)
+        try:
+            await asyncio.sleep(1.0)
+        finally:
+            loop.set_task_factory(None)
+        after = await events(match)
+    finally:
+        await driver.stop()
+    words = sum(kind == "words" for kind, _, _ in after[len(before) :])
+    assert words >= 10  # 20 words/s, about a second
+    # Left: the lease's renewal (once a second) and the thread calls' own (asgiref's).
+    assert len(made) <= 4, made
+
+
+async def test_a_connection_freed_on_the_waiters_own_loop_is_handed_over_at_once(postgres, monkeypatch):
+    """Words wait for a busy tick connection on the loop that frees it (one loop per server
+    process): the connection goes straight to the first waiter, not through the loop's
+    thread-safe queue (a wake-up of the loop through its self-pipe, then a callback, per word)."""
+    connections = dbpools.TickConnections(1, wait=2.0)
+    loop = asyncio.get_running_loop()
+    threadsafe: list[Any] = []
+    real = loop.call_soon_threadsafe
+
+    def counted(callback: Any, *args: Any, **kw: Any) -> Any:
+        threadsafe.append(callback)
+        return real(callback, *args, **kw)
+
+    monkeypatch.setattr(loop, "call_soon_threadsafe", counted)
+    try:
+        slow = asyncio.create_task(connections.execute("SELECT pg_sleep(0.2), 1", []))
+        await asyncio.sleep(0.05)
+        waiting = [asyncio.create_task(connections.execute(f"SELECT {k}", [])) for k in range(3)]
+        await slow
+        assert [await task for task in waiting] == [[(0,)], [(1,)], [(2,)]]  # first come, first served
+        assert [cb for cb in threadsafe if getattr(cb, "__name__", "") == "_hand"] == []
+    finally:
+        connections.close()
+
+
+async def test_the_driver_wakes_once_per_word(postgres, monkeypatch):
+    """The next word's Tick is computed as soon as the word before it is stored (the clock
+    alone decides it), so between two words the driver sleeps once, until the next is due,
+    instead of waking first to compute it ahead."""
+    match = await database_sync_to_async(make_match)(config={"wpm": 1200}, words=60)
+    await database_sync_to_async(store.apply_command)(match_id=match.id, command=game.Start(), actor="m")
+    driver = driving.Driver(match.id)
+    sleeps: list[float] = []
+    real_sleep = driver._sleep
+
+    async def counted(seconds: float) -> None:
+        sleeps.append(seconds)
+        await real_sleep(seconds)
+
+    monkeypatch.setattr(driver, "_sleep", counted)
+    driver.start()
+    try:
+        await until(lambda: _words_at_least(match, 4), timeout=10)
+        before, slept = await events(match), len(sleeps)
+        await asyncio.sleep(1.0)
+        after, slept = await events(match), len(sleeps) - slept
+    finally:
+        await driver.stop()
+    words = sum(kind == "words" for kind, _, _ in after[len(before) :])
+    assert words >= 10  # 20 words/s, about a second
+    assert slept <= words + 2  # one sleep a word; the lease's renewal may add one

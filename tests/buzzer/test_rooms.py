@@ -16,9 +16,10 @@ from channels.layers import get_channel_layer
 
 from buzzer import driver as driving
 from buzzer import rooms
-from competition import game
-from competition.live import store, ticks
+from competition import game, signals
+from competition.live import rowcache, store, ticks
 from competition.models import Match, MatchEvent
+from competition.vocabulary import Role
 from tests.support.factories import make_match
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -525,7 +526,10 @@ async def test_events_stored_from_an_event_loop_with_no_room_here_reach_the_othe
         assert match.id not in rooms.Room.rooms
         rooms.publish(match.id, events, 12.5)  # returns at once, the send runs on this loop
         message = await asyncio.wait_for(layer.receive(channel), 3)
-        assert message["events"] == events and message["next_deadline"] == 12.5
+        assert message["next_deadline"] == 12.5
+        # Through Redis each event's frame, and beside it only what a room routes it by.
+        assert message["events"] == [{"seq": ev["seq"], "audience": ev["audience"]} for ev in events]
+        assert message["frames"] == [frame_of(ev) for ev in events]
     finally:
         await layer.group_discard(rooms.group_name(match.id), channel)
 
@@ -621,3 +625,168 @@ async def test_a_room_recovers_from_a_real_redis_restart(monkeypatch):
         launcher.stop(proc)
     print(f"\nroom resubscribed and told members to resync {recovered_in:.2f} s after Redis came back")
     assert recovered_in < 5
+
+
+# --- one serialisation per event ---------------------------------------------------------------
+
+
+class CountingJson:
+    """``buzzer.rooms``' ``json`` module, counting what it serialises."""
+
+    def __init__(self) -> None:
+        self.dumped: list[Any] = []
+
+    def dumps(self, obj: Any, **kw: Any) -> str:
+        self.dumped.append(obj)
+        return json.dumps(obj, **kw)
+
+
+def frame_of(ev: dict[str, Any]) -> str:
+    return json.dumps({"type": "event", "seq": ev["seq"], "event": ev["event"], "data": ev["data"]})
+
+
+async def test_frames_published_on_the_rooms_loop_reach_its_members_at_once_as_they_were_built(monkeypatch):
+    """A word stored on the room's own loop (the driver's) is relayed before ``publish``
+    returns (no callback a loop iteration later) and each member is sent the very frame text
+    the writer built; nothing is serialised again for the relay or the echo through Redis."""
+    counting = CountingJson()
+    monkeypatch.setattr(rooms, "json", counting)
+    match = await new_match()  # in the lobby: its driver reads no words
+    members = [FakeMember("all") for _ in range(3)]
+    room = await rooms.Room.join(match.id, members[0])
+    try:
+        for member in members[1:]:
+            await rooms.Room.join(match.id, member)
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        events = [
+            {**words_message(seq)["events"][0], "data": {"start": seq, "words": ["é"]}} for seq in (1, 2)
+        ]
+        frames = [store.event_frame(ev["seq"], ev["event"], json.dumps(ev["data"])) for ev in events]
+        layer = get_channel_layer()
+        channel = await layer.new_channel()  # another process's subscription
+        await layer.group_add(rooms.group_name(match.id), channel)
+        counting.dumped.clear()  # the seats' joins, published as the match was made
+        rooms.publish(match.id, events, None, frames)
+        for member in members:
+            assert [seq for seq, _ in member.frames] == [1, 2]
+            assert all(sent is built for (_, sent), built in zip(member.frames, frames, strict=True))
+        assert frames == [frame_of(ev) for ev in events]  # byte for byte what json.dumps gives
+        await asyncio.sleep(0.5)  # the echo through Redis has come back, and was skipped
+        assert all(len(member.frames) == 2 for member in members) and room.resyncs == 0
+        assert counting.dumped == []
+        # Another process is sent the same frames through Redis, beside each event's seq and
+        # audience only; its room relays them as they are.
+        message = await asyncio.wait_for(layer.receive(channel), 3)
+        assert message["frames"] == frames
+        assert message["events"] == [{"seq": ev["seq"], "audience": ev["audience"]} for ev in events]
+        other = FakeMember("all")
+        room.members, room.last_seq = {other}, None  # as another process's room, new to the match
+        room._dispatch(message)
+        assert [sent for _, sent in other.frames] == frames and counting.dumped == []
+        room.members = set(members)
+    finally:
+        await layer.group_discard(rooms.group_name(match.id), channel)
+        for member in members:
+            await room.leave(member)
+
+
+async def test_a_message_without_frames_is_serialised_once_per_event_not_per_member(monkeypatch):
+    """A publication that carries no frames (a writer that built none, or a message of an older
+    process through Redis) is serialised once per event, whatever the number of members, into
+    the same text as always."""
+    counting = CountingJson()
+    monkeypatch.setattr(rooms, "json", counting)
+    match = await new_match()
+    members = [FakeMember("all") for _ in range(4)]
+    room = await rooms.Room.join(match.id, members[0])
+    try:
+        for member in members[1:]:
+            await rooms.Room.join(match.id, member)
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        message = words_message(1)
+        message["events"].append({**words_message(2)["events"][0], "data": {"start": 2, "why": 'a "b"'}})
+        counting.dumped.clear()  # the seats' joins, published as the match was made
+        room._dispatch(message)
+        assert len(counting.dumped) == 2
+        for member in members:
+            assert [text for _, text in member.frames] == [frame_of(ev) for ev in message["events"]]
+        counting.dumped.clear()
+        rooms.publish(match.id, [words_message(3)["events"][0]], None)  # built once, by publish
+        assert len(counting.dumped) == 1 and all(len(member.frames) == 3 for member in members)
+    finally:
+        for member in members:
+            await room.leave(member)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [{}, {"words": ["naïve", "\u2028", '"quoted"', "\\"], "start": 3, "revealed_at": 1700000000.123456789},
+     {"nested": {"a": [1, 2.5, None, True]}, "emoji": "🔔"}],
+)  # fmt: skip
+def test_an_event_frame_is_json_dumps_of_the_frame(data):
+    event = {"seq": 12, "event": game.EventName.WORDS, "data": data}
+    assert store.event_frame(12, game.EventName.WORDS, json.dumps(data)) == frame_of(event)
+
+
+async def test_a_words_frame_is_serialised_once_where_its_tick_is_prepared(monkeypatch):
+    """End to end through the driver: each ``words`` frame a member is sent is the very text
+    the Tick prepared with its statement (its data serialised once, for both), and is what
+    ``json.dumps`` of the published event's frame gives; the room serialised no word."""
+    if not rowcache.usable():
+        pytest.skip("the words' one statement (and its prepared frames) is PostgreSQL's")
+    prepared: list[str] = []
+    real_prepare = ticks.prepare
+
+    def spy(*args: Any, **kw: Any) -> ticks.Write:
+        write = real_prepare(*args, **kw)
+        prepared.extend(write.frames)
+        return write
+
+    monkeypatch.setattr(ticks, "prepare", spy)
+    published: dict[int, dict[str, Any]] = {}
+
+    def receive(sender: Any, events: list[dict[str, Any]], **_: Any) -> None:
+        published.update((ev["seq"], ev) for ev in events)
+
+    signals.events_committed.connect(receive, weak=False, dispatch_uid="test-frames-once")
+    counting = CountingJson()
+    monkeypatch.setattr(rooms, "json", counting)
+    match = await new_match(config={"wpm": 600}, words=40)
+    member = FakeMember("all")
+    room = await rooms.Room.join(match.id, member)
+    try:
+        await start(match)
+        await eventually(lambda: sum(WORDS_MARK in text for _, text in member.frames) >= 6)
+    finally:
+        await room.leave(member)
+        signals.events_committed.disconnect(dispatch_uid="test-frames-once")
+    # The driver's words (the start's command reveals the first word itself, the locked way).
+    words = [(seq, text) for seq, text in member.frames if published[seq]["actor"] == Role.DRIVER]
+    assert len(words) >= 5 and all(WORDS_MARK in text for _, text in words)
+    for seq, text in words:
+        assert any(text is built for built in prepared)
+        assert text == frame_of(published[seq])
+    # What ``rooms`` serialised: each event stored the locked way (the start's) once, no word.
+    others = [ev["data"] for ev in published.values() if ev["actor"] != Role.DRIVER]
+    assert len(counting.dumped) == len(others) and all(
+        any(dumped is data for data in others) for dumped in counting.dumped
+    )
+
+
+WORDS_MARK = '"event": "words"'
+
+
+async def test_a_message_with_neither_frames_nor_data_is_ignored_and_the_room_relays_on(caplog):
+    """A malformed message (an event with no frame and no data to build one from) is logged and
+    dropped as a whole; the next message is relayed as usual."""
+    match = await new_match()
+    member = FakeMember("all")
+    room = await rooms.Room.join(match.id, member)
+    try:
+        room.driver.wake = lambda deadline: None  # type: ignore[method-assign]
+        room._dispatch({"type": "match.events", "events": [{"seq": 1, "audience": "all"}]})
+        assert member.frames == [] and "malformed" in caplog.text
+        room._dispatch(words_message(1))
+        assert [seq for seq, _ in member.frames] == [1] and room.resyncs == 0
+    finally:
+        await room.leave(member)
