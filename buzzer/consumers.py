@@ -32,10 +32,10 @@ from buzzer import presence, protocol
 from buzzer.dbpools import connect_db, live_db
 from buzzer.protocol import FrameType
 from buzzer.rooms import SEND_TIMEOUT, SLOW_CONSUMER, Room
-from competition import game, selectors, services
+from competition import game, selectors, services, spectators
 from competition.errors import TossupError
 from competition.models import Match, Player
-from competition.vocabulary import PATH_ROLES, Role
+from competition.vocabulary import PATH_ROLES, MatchStatus, Role
 
 if TYPE_CHECKING:
     from competition.live.store import Applied
@@ -193,7 +193,11 @@ class MatchConsumer(AsyncWebsocketConsumer):
         self._beats: deque[float] = deque(maxlen=4)  # server_time of recent heartbeats
         self.limiter = protocol.RateLimiter()
         self.clock = protocol.ClockEstimator()
+        self.feed = spectators.OPEN  # what a spectator may see (competition.spectators)
+        self._feed_over = False  # the game has ended: its scores are no longer live
         try:
+            if self.role is Role.SPECTATOR:
+                self.feed = await connect_db(spectators.match_policy)(self.match_id)
             self.room = await Room.join(self.match_id, self)
             await self._send_snapshot()
         except ClientGone:
@@ -275,8 +279,18 @@ class MatchConsumer(AsyncWebsocketConsumer):
         if self._pending is not None:
             self._pending.append((seq, text))
         elif seq > self.last_seq:
-            await self.send(text_data=text)
+            await self.send(text_data=text if self.feed.open else self._for_spectator(text))
             self.last_seq = max(self.last_seq, seq)
+
+    def _for_spectator(self, text: str) -> str:
+        """An event frame through the tournament's spectator allow-list (competition.spectators)."""
+        frame = json.loads(text)
+        if frame.get("type") != "event":
+            return text
+        if frame["event"] == game.EventName.MATCH_ENDED:
+            self._feed_over = True
+        data = spectators.event_data(frame["event"], frame.get("data") or {}, self.feed, over=self._feed_over)
+        return json.dumps({"type": "event", "seq": frame["seq"], "event": frame["event"], "data": data})
 
     async def resync(self) -> None:
         """Called by the room when events may have been missed (Redis was away)."""
@@ -295,6 +309,7 @@ class MatchConsumer(AsyncWebsocketConsumer):
             self._pending = []
             try:
                 snap = await connect_db(selectors.snapshot)(self.match_id, self.role, self.player)
+                self._feed_over = self._feed_over or snap["state"].get("status") == MatchStatus.ENDED
                 await self._answer(json.dumps(snap))
                 self.last_seq = snap["seq"]
             finally:

@@ -548,3 +548,15 @@ class TournamentGame(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tournament} {self.phase} round {self.round}: {self.home} vs {self.away}"
+
+
+# --- stats (issue 33 item 9): the spectators' feed of a tournament ---------------------------------
+Tournament.add_to_class(
+    "public_feed",
+    models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='what spectators see: {"player_names", "live_scores", "individual_stats"} booleans, '
+        "each private (false) unless set (competition.spectators)",
+    ),
+)

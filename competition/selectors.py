@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Max
 
-from competition import game
+from competition import game, spectators
 from competition.game import EventName
 from competition.live import rowcache
 from competition.models import Buzz, Competitor, Flag, Match, MatchEvent, Player, Team
@@ -97,6 +97,8 @@ def snapshot(match_id: int, role: Role, player: Player | None) -> dict[str, Any]
         "join_code": match.join_code,
         "preset": match.preset,
     }
+    if role is Role.SPECTATOR:  # the tournament's public feed, field by field
+        view = spectators.snapshot_view(view, spectators.match_policy(match.id))
     return {"type": "snapshot", "seq": match.seq, "state": view}
 
 

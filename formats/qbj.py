@@ -164,6 +164,12 @@ def read_qbj(path: str | Path) -> Tournament:
     return _Reader(Path(path)).tournament(doc)
 
 
+def read_document(doc: Any, source: str | Path) -> Tournament:
+    """The tournament of an already parsed QBJ document (e.g. a YellowFruit ``.yft``, which is
+    one); ``source`` names it in errors. Raises FormatError as :func:`read_qbj`."""
+    return _Reader(Path(source)).tournament(doc)
+
+
 class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path

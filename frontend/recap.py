@@ -6,18 +6,21 @@ Built on ``competition.exports.play_log``. Answers never reach anyone before the
 tossup's text and answer line are shown only once it ended (its ``tossup_ended``: the same words
 and answer line went to every tablet then), and a bonus part only once it was ruled (its answer
 line is in that ruling). The tossup being read, the part being read and everything not yet read
-are left out, for a match in progress and for one ended in the middle of a question alike."""
+are left out, for a match in progress and for one ended in the middle of a question alike. A
+tournament game's recap is for organisers unless its public feed shows names, individual stats
+and (while it is played) live scores."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.shortcuts import get_object_or_404, render
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from competition import spectators
 from competition.exports import play_log
 from competition.models import Match
 from competition.vocabulary import Ruling
@@ -37,6 +40,10 @@ _KEPT_TAG = re.compile(r"&lt;(/?)(b|u|i|em|strong)&gt;", re.IGNORECASE)
 def recap(request: HttpRequest, code: str) -> HttpResponse:
     """The recap page of the match with join code ``code`` (any status); 404 for an unknown code."""
     match = get_object_or_404(Match, join_code=code.strip().upper())
+    if not request.user.is_authenticated:  # a spectator: the tournament's public feed decides
+        feed = spectators.match_policy(match.id)
+        if not (feed.player_names and feed.individual_stats and (feed.live_scores or match.status == Match.Status.ENDED)):
+            return HttpResponseForbidden("This tournament keeps its players private: the recap is for organisers.")
     return render(request, "frontend/recap.html", recap_context(match))
 
 

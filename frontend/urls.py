@@ -71,4 +71,9 @@ urlpatterns = [
         rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", media_views.media_file, name="media_file"
     ),
     # /static/ is served by servestatic's middleware (config/settings.py).
+    # stats (issue 33 item 7): the tournament as YellowFruit and SQBS files
+    path("api/tournament/<int:tournament_id>/export.yft", tournament_views.api_tournament_yft, name="tournament_yft"),
+    path(
+        "api/tournament/<int:tournament_id>/export.sqbs", tournament_views.api_tournament_sqbs, name="tournament_sqbs"
+    ),
 ]

@@ -243,11 +243,15 @@ def test_standings_page_shows_teams_players_and_dashboard_links_for_organisers(
     t = _tournament(4)
     first = t.games.select_related("home").first()
     _play(first.match, first.home.name, django_capture_on_commit_callbacks)
+    home = first.home.name.split()[-1]
+    private = client.get(f"/tournament/{t.id}/").content.decode()  # the public feed is private by default
+    assert "Team 1" in private and f"p{home}a" not in private and 'id="player-stats"' not in private
+    t.public_feed = {"player_names": True, "live_scores": True, "individual_stats": True}
+    t.save(update_fields=["public_feed"])
     page = client.get(f"/tournament/{t.id}/")
     assert page.status_code == 200
     html = page.content.decode()
     assert "Team 1" in html and "Round 3" in html and 'http-equiv="refresh"' in html
-    home = first.home.name.split()[-1]
     assert f"p{home}a</th><td>human" in html and f"bot{home}</th><td>bot" in html
     assert "moderate " not in html  # moderator tokens only for organisers
     assert client.get(f"/api/tournament/{t.id}/export.qbj").status_code == 403

@@ -56,11 +56,14 @@ function renderScores() {
   const ranked = rankTeams(m.teams);
   const top = ranked.length ? ranked[0].team.score : 0;
   const leaders = ranked.filter((r) => r.rank === 1);
-  const live = m.status === "running"; // no leader before the start, and a winner (not a leader) at the end
+  // no leader before the start, and a winner (not a leader) at the end; none while the
+  // tournament keeps live scores private (they arrive null: competition/spectators.py)
+  const hidden = m.teams.some((x) => x.score == null);
+  const live = m.status === "running" && !hidden;
   $("scoreboard").innerHTML = m.teams
     .map((x) => {
       const leads = live && leaders.length === 1 && leaders[0].team === x;
-      return `<li class="${x.kind}${leads ? " leader" : ""}" data-team="${x.team_id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score}</span>${leads ? '<span class="badge">leads</span>' : ""}</li>`;
+      return `<li class="${x.kind}${leads ? " leader" : ""}" data-team="${x.team_id}"><span class="name">${escapeHtml(x.name)}</span><span class="score">${x.score ?? "—"}</span>${leads ? '<span class="badge">leads</span>' : ""}</li>`;
     })
     .join("");
   let lead = "";
@@ -81,12 +84,12 @@ function renderBonus() {
   const dots = Array.from({ length: total }, (_, k) => {
     const p = b.parts[k];
     const res = p && p.result;
-    const cls = res ? (res.points > 0 ? "got" : "missed") : k === b.part && !b.ended ? "current" : "";
-    const label = res ? `${res.points > 0 ? "+" : ""}${res.points}` : k === b.part && !b.ended ? "now" : "";
+    const cls = res ? (res.points == null ? "ruled" : res.points > 0 ? "got" : "missed") : k === b.part && !b.ended ? "current" : "";
+    const label = res ? (res.points == null ? "" : `${res.points > 0 ? "+" : ""}${res.points}`) : k === b.part && !b.ended ? "now" : "";
     return `<li class="${cls}"><span>Part ${k + 1}</span><strong>${label}</strong></li>`;
   }).join("");
   const cur = !b.ended && b.part >= 0 ? b.parts[b.part] : null;
-  $("bonus").innerHTML = `<h2>Bonus for ${escapeHtml(teamName(m, b.team_id))} <span class="bonus-points">${b.points} points${b.ended ? " in all" : " so far"}</span></h2><ol class="bonus-parts">${dots}</ol>${cur && cur.text ? `<p class="bonus-text">[${cur.value}] ${escapeHtml(cur.text)}</p>` : b.part < 0 ? `<p class="bonus-text">${escapeHtml(b.leadin)}</p>` : ""}`;
+  $("bonus").innerHTML = `<h2>Bonus for ${escapeHtml(teamName(m, b.team_id))} ${b.points == null ? "" : `<span class="bonus-points">${b.points} points${b.ended ? " in all" : " so far"}</span>`}</h2><ol class="bonus-parts">${dots}</ol>${cur && cur.text ? `<p class="bonus-text">[${cur.value}] ${escapeHtml(cur.text)}</p>` : b.part < 0 ? `<p class="bonus-text">${escapeHtml(b.leadin)}</p>` : ""}`;
 }
 
 function renderFinal() {
