@@ -2,7 +2,7 @@
 ``src/renderer/DataModel/SqbsFileGeneration.ts`` in github ANadig/YellowFruit).
 
 A file is one value a line: the teams (count; per team its line count, its name, its players),
-the games (count; per game 23 lines and 8 × 2 player slots of 7 lines), then the settings
+the games (count; per game 17 lines and 8 × 2 player slots of 7 lines), then the settings
 (bonus tracking, power/neg stats, tossups heard tracked, reports, the tournament's name, the web
 file suffixes), divisions (none: every team "-1"), the 4 tossup point values, the packets and the
 exhibition flags. A game's lines: its id, the two teams' 0-based indexes, their scores, tossups
