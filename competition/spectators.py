@@ -243,7 +243,9 @@ def tournament_policy(tournament: Any) -> tuple[FeedPolicy, dict[str, str]]:
     by_competitor = _pseudonyms(tournament)
     names = {
         name: by_competitor[c]
-        for name, c in TournamentSeat.objects.filter(team__tournament=tournament).values_list("name", "competitor_id")
+        for name, c in TournamentSeat.objects.filter(team__tournament=tournament).values_list(
+            "name", "competitor_id"
+        )
         if c in by_competitor
     }
     return FeedPolicy(**on), names
@@ -263,7 +265,11 @@ def match_policy(match_id: int) -> FeedPolicy:
         return FeedPolicy(**on)
     by_competitor = _pseudonyms(game.tournament)
     names: dict[int, str] = {}
-    seats = Player.objects.filter(match_id=match_id).order_by("id").values_list("id", "kind", "name", "competitor_id")
+    seats = (
+        Player.objects.filter(match_id=match_id)
+        .order_by("id")
+        .values_list("id", "kind", "name", "competitor_id")
+    )
     for pid, kind, name, c in seats:
         if kind != Player.Kind.HUMAN:
             names[pid] = name  # a bot keeps its name

@@ -101,7 +101,13 @@ def to_sqbs(t: qbj.Tournament) -> str:
     teams = [team for reg in t.registrations for team in reg.teams]
     index = {team.name: i for i, team in enumerate(teams)}
     values = sorted(
-        {c.value for m in t.matches for mt in m.match_teams for p in mt.match_players for c in p.answer_counts}
+        {
+            c.value
+            for m in t.matches
+            for mt in m.match_teams
+            for p in mt.match_players
+            for c in p.answer_counts
+        }
         - {0},
         reverse=True,
     )
@@ -138,11 +144,15 @@ def to_sqbs(t: qbj.Tournament) -> str:
     return "\n".join(str(x) for x in out)
 
 
-def _slots(m: qbj.Match, mt: qbj.MatchTeam, team: qbj.Team, values: list[int], read: int) -> list[list[object]]:
+def _slots(
+    m: qbj.Match, mt: qbj.MatchTeam, team: qbj.Team, values: list[int], read: int
+) -> list[list[object]]:
     roster = [p.name for p in team.players]
     played = [p for p in mt.match_players if p.tossups_heard > 0]
     if len(played) > SLOTS:
-        raise ValueError(f"match {m.key}: {len(played)} players of {mt.team!r} heard tossups, SQBS keeps {SLOTS}")
+        raise ValueError(
+            f"match {m.key}: {len(played)} players of {mt.team!r} heard tossups, SQBS keeps {SLOTS}"
+        )
     slots: list[list[object]] = []
     for p in played:
         if p.player not in roster:

@@ -53,7 +53,9 @@ def to_yft(t: qbj.Tournament, *, power_above: int = 10, regulation_tossups: int 
                 player_ids[(team.name, p.name)] = pid = f"Player_{len(player_ids) + 1}"
                 players.append({"type": "Player", "id": pid, "name": p.name})
             teams.append({"type": "Team", "id": tid, "name": team.name, "players": players})
-        registrations.append({"type": "Registration", "id": f"Registration_{r}", "name": reg.name, "teams": teams})
+        registrations.append(
+            {"type": "Registration", "id": f"Registration_{r}", "name": reg.name, "teams": teams}
+        )
     values = {0} | {
         c.value for m in t.matches for mt in m.match_teams for p in mt.match_players for c in p.answer_counts
     }
@@ -127,7 +129,11 @@ def to_yft(t: qbj.Tournament, *, power_above: int = 10, regulation_tossups: int 
                 "type": "Phase",
                 "id": f"Phase_{i}",
                 "name": name,
-                "YfData": {"phaseType": PRELIM if i == 1 else PLAYOFF, "code": str(i), "forceNumericRounds": False},
+                "YfData": {
+                    "phaseType": PRELIM if i == 1 else PLAYOFF,
+                    "code": str(i),
+                    "forceNumericRounds": False,
+                },
                 "pools": [
                     {
                         "type": "Pool",

@@ -42,8 +42,14 @@ def recap(request: HttpRequest, code: str) -> HttpResponse:
     match = get_object_or_404(Match, join_code=code.strip().upper())
     if not request.user.is_authenticated:  # a spectator: the tournament's public feed decides
         feed = spectators.match_policy(match.id)
-        if not (feed.player_names and feed.individual_stats and (feed.live_scores or match.status == Match.Status.ENDED)):
-            return HttpResponseForbidden("This tournament keeps its players private: the recap is for organisers.")
+        if not (
+            feed.player_names
+            and feed.individual_stats
+            and (feed.live_scores or match.status == Match.Status.ENDED)
+        ):
+            return HttpResponseForbidden(
+                "This tournament keeps its players private: the recap is for organisers."
+            )
     return render(request, "frontend/recap.html", recap_context(match))
 
 

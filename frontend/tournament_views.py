@@ -32,7 +32,9 @@ def _viewer(request: HttpRequest, t: Tournament) -> tuple[spectators.FeedPolicy,
     return spectators.tournament_policy(t)
 
 
-def _tables(t: Tournament, done: tournaments.Done, policy: spectators.FeedPolicy, names: dict[str, str]) -> dict[str, object]:
+def _tables(
+    t: Tournament, done: tournaments.Done, policy: spectators.FeedPolicy, names: dict[str, str]
+) -> dict[str, object]:
     """The standings and the statistics of ``done`` as this viewer may see them."""
     table = tournaments.standings(t, done)
     kinds = {s.name: s.kind for team in t.teams.all() for s in team.seats.all()}

@@ -72,8 +72,14 @@ urlpatterns = [
     ),
     # /static/ is served by servestatic's middleware (config/settings.py).
     # stats (issue 33 item 7): the tournament as YellowFruit and SQBS files
-    path("api/tournament/<int:tournament_id>/export.yft", tournament_views.api_tournament_yft, name="tournament_yft"),
     path(
-        "api/tournament/<int:tournament_id>/export.sqbs", tournament_views.api_tournament_sqbs, name="tournament_sqbs"
+        "api/tournament/<int:tournament_id>/export.yft",
+        tournament_views.api_tournament_yft,
+        name="tournament_yft",
+    ),
+    path(
+        "api/tournament/<int:tournament_id>/export.sqbs",
+        tournament_views.api_tournament_sqbs,
+        name="tournament_sqbs",
     ),
 ]

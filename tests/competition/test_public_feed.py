@@ -25,7 +25,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 HUMANS = ("Zelda Quill", "Yorick Plume", "Xavia Stone")  # names that appear nowhere else
 SCORE_KEYS = {"scores", "score", "points", "points_before", "points_reversed"}
-COMBOS = [dict(zip(spectators.FEED_SETTINGS, on, strict=True)) for on in itertools.product([False, True], repeat=3)]
+COMBOS = [
+    dict(zip(spectators.FEED_SETTINGS, on, strict=True)) for on in itertools.product([False, True], repeat=3)
+]
 
 
 def _tournament(feed: dict[str, bool]):
@@ -86,12 +88,16 @@ def _event(name: str):
 
 
 async def _connect(match: Match, role: str, token: str = "") -> WebsocketCommunicator:
-    comm = WebsocketCommunicator(application, f"/ws/match/{match.join_code}/{role}/" + (f"?token={token}" if token else ""))
+    comm = WebsocketCommunicator(
+        application, f"/ws/match/{match.join_code}/{role}/" + (f"?token={token}" if token else "")
+    )
     assert (await comm.connect())[0]
     return comm
 
 
-@pytest.mark.parametrize("feed", COMBOS, ids=lambda f: "-".join(k for k, v in f.items() if v) or "all_private")
+@pytest.mark.parametrize(
+    "feed", COMBOS, ids=lambda f: "-".join(k for k, v in f.items() if v) or "all_private"
+)
 async def test_no_private_field_reaches_a_spectator(feed):
     t, match = await database_sync_to_async(_tournament)(feed)
     zelda = await database_sync_to_async(Player.objects.get)(match=match, name=HUMANS[0])
@@ -146,7 +152,7 @@ async def test_no_private_field_reaches_a_spectator(feed):
     await moderator.send_to(text_data=json.dumps({"type": "command", "name": "end"}))
     final, more = await _until(watcher, _event("match_ended"))
     assert final["data"]["scores"][str(zelda.team_id)] > 0
-    _check_names(json.dumps(more + [final]), feed, "the watch socket")
+    _check_names(json.dumps([*more, final]), feed, "the watch socket")
     for comm in (moderator, player, watcher):
         await comm.disconnect()
 
@@ -160,7 +166,9 @@ async def test_no_private_field_reaches_a_spectator(feed):
     if feed["individual_stats"]:
         assert body["players"] and body["stats"]["players"] and 'id="individual-stats"' in html
         shown = {p["player"] for p in body["stats"]["players"]}
-        assert (HUMANS[0] in shown) is feed["player_names"] and ("Player 1" in shown) is not feed["player_names"]
+        assert (HUMANS[0] in shown) is feed["player_names"] and ("Player 1" in shown) is not feed[
+            "player_names"
+        ]
     else:
         assert body["players"] == [] and body["stats"]["players"] == []
         assert 'id="individual-stats"' not in html and 'id="player-stats"' not in html
@@ -169,7 +177,9 @@ async def test_no_private_field_reaches_a_spectator(feed):
 
 def test_the_allow_list_drops_fields_it_does_not_name():
     """A field added to the engine's view or an event later is not sent until listed."""
-    feed = spectators.FeedPolicy(player_names=False, live_scores=False, individual_stats=False, names={7: "Player 1"})
+    feed = spectators.FeedPolicy(
+        player_names=False, live_scores=False, individual_stats=False, names={7: "Player 1"}
+    )
     view = {
         "status": "running",
         "secret_internal": "x",
@@ -184,7 +194,13 @@ def test_the_allow_list_drops_fields_it_does_not_name():
         "players": [{"player_id": 7, "team_id": 1, "name": "Player 1", "kind": "human"}],
         "history": [{"player_id": 7, "points": None, "guess": "moby dick"}],
     }
-    data = {"player_id": 7, "player": "Zelda Quill", "team": "North", "question_id": 3, "reclaim_code": "s3cret"}
+    data = {
+        "player_id": 7,
+        "player": "Zelda Quill",
+        "team": "North",
+        "question_id": 3,
+        "reclaim_code": "s3cret",
+    }
     assert spectators.event_data(game.EventName.BUZZ, data, feed, over=False) == {
         "player_id": 7,
         "player": "Player 1",

@@ -39,7 +39,9 @@ def test_live_statistics_of_a_played_game(django_capture_on_commit_callbacks):
     assert s.players[0].team == first.home.name and s.players[0].p20tuh == 200
 
 
-def test_downloads_are_for_organisers_and_read_back(client, django_user_model, django_capture_on_commit_callbacks):
+def test_downloads_are_for_organisers_and_read_back(
+    client, django_user_model, django_capture_on_commit_callbacks
+):
     t, first = _played(django_capture_on_commit_callbacks)
     for fmt in ("yft", "sqbs"):
         assert client.get(f"/api/tournament/{t.id}/export.{fmt}").status_code == 403

@@ -69,7 +69,10 @@ def test_player_figures_fractional_games_played_and_individual_ranks():
 
 def test_unknown_figures_are_none_and_shown_as_a_dash_never_zero():
     shutout = _game(
-        "r1", 20, TeamGame("Alpha", 0, (PlayerGame("Ann", 20, {}),)), TeamGame("Beta", 0, (PlayerGame("Bob", 20),))
+        "r1",
+        20,
+        TeamGame("Alpha", 0, (PlayerGame("Ann", 20, {}),)),
+        TeamGame("Beta", 0, (PlayerGame("Bob", 20),)),
     )
     s = stats.compute([shutout], ["Alpha", "Beta", "Idle"])
     alpha, idle = s.team("Alpha"), s.team("Idle")
@@ -112,7 +115,9 @@ def test_bounceback_conversion_under_bouncing_bonuses():
     assert beta.bonus_points == 10 and beta.bounceback_parts_heard == 2 and beta.bounceback_pct(rules) == 50
     assert alpha.bounceback_parts_heard == 2 and alpha.bounceback_pct(rules) == 0
     assert stats.compute([game]).team("Beta").bounceback_pct(Rules()) is None  # not tracked: unknown
-    assert stats.round_half_up(Fraction(25, 2)) == 13 and stats.round_half_up(Fraction(-1, 2)) == 0  # JS Math.round
+    assert (
+        stats.round_half_up(Fraction(25, 2)) == 13 and stats.round_half_up(Fraction(-1, 2)) == 0
+    )  # JS Math.round
 
 
 def test_a_forfeit_counts_in_the_record_not_in_the_figures():

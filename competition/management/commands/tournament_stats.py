@@ -21,7 +21,9 @@ from scoring import stats
 def table(s: stats.Stats) -> str:
     """The team and individual tables as fixed-width text ("—": unknown)."""
     r = s.rules
-    lines = [f"{'Rk':>4} {'Team':<24} {'W-L-T':>7} {'Pct':>5} {'TUH':>4} {'P':>3} {'10':>3} {'N':>3} {'PPB':>6} {'PPTUH':>6} {'P/20':>6}"]
+    lines = [
+        f"{'Rk':>4} {'Team':<24} {'W-L-T':>7} {'Pct':>5} {'TUH':>4} {'P':>3} {'10':>3} {'N':>3} {'PPB':>6} {'PPTUH':>6} {'P/20':>6}"
+    ]
     for t in s.teams:
         powers, tens, negs = stats.split(t.answers, r)
         lines.append(
@@ -29,7 +31,10 @@ def table(s: stats.Stats) -> str:
             f"{t.tossups_heard:>4} {powers:>3} {tens:>3} {negs:>3} {stats.fmt(t.ppb, 2):>6} "
             f"{stats.fmt(t.pptuh, 2):>6} {stats.fmt(t.p20tuh, 2):>6}"
         )
-    lines += ["", f"{'Rk':>4} {'Player':<24} {'Team':<20} {'GP':>5} {'TUH':>4} {'P':>3} {'10':>3} {'N':>3} {'Pts':>5} {'P/20':>6}"]
+    lines += [
+        "",
+        f"{'Rk':>4} {'Player':<24} {'Team':<20} {'GP':>5} {'TUH':>4} {'P':>3} {'10':>3} {'N':>3} {'Pts':>5} {'P/20':>6}",
+    ]
     for p in s.players:
         powers, tens, negs = stats.split(p.answers, r)
         lines.append(
@@ -57,11 +62,15 @@ class Command(BaseCommand):
             for item in opts["feed"]:
                 key, _, value = item.partition("=")
                 if key not in spectators.FEED_SETTINGS or value not in ("on", "off"):
-                    raise CommandError(f"--feed {item!r}: expected one of {', '.join(spectators.FEED_SETTINGS)}=on|off")
+                    raise CommandError(
+                        f"--feed {item!r}: expected one of {', '.join(spectators.FEED_SETTINGS)}=on|off"
+                    )
                 feed[key] = value == "on"
             t.public_feed = feed
             t.save(update_fields=["public_feed"])
-            self.stdout.write("public feed: " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in feed.items()))
+            self.stdout.write(
+                "public feed: " + ", ".join(f"{k} {'on' if v else 'off'}" for k, v in feed.items())
+            )
         self.stdout.write(table(tournament_stats.tournament_stats(t)))
         if opts["yft"]:
             Path(opts["yft"]).write_text(json.dumps(tournament_stats.yft_document(t), ensure_ascii=False))
