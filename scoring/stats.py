@@ -262,8 +262,8 @@ def compute(games: Iterable[Game], teams: Sequence[str] = (), rules: Rules = Rul
     for t, r in zip(ranked, tied_ranks([(t.win_pct, t.pptuh) for t in ranked]), strict=True):
         t.rank = r
     players = sorted(people.values(), key=lambda p: (_desc(p.pptuh), -p.tossups_heard, p.team, p.player))
-    for p, r in zip(players, tied_ranks([p.pptuh for p in players]), strict=True):
-        p.rank = r
+    for ps, r in zip(players, tied_ranks([ps.pptuh for ps in players]), strict=True):
+        ps.rank = r
     return Stats(tuple(ranked), tuple(players), rules)
 
 
