@@ -12,9 +12,9 @@ and ``code``, a round's its ``number``, a pool's its ``size``. Matches name team
 answer types by ``{"$ref": id}``; a side gives its ``points`` (total) and each player its
 ``tossups_heard`` and ``answer_counts``.
 
-``to_yft`` writes :class:`formats.qbj.Tournament` records as such a file (one prelim phase per
-QBJ phase name, in order, one pool of every team); ``read_yft`` reads one back (the QBJ reader,
-after checking it is a YellowFruit file).
+``to_yft`` writes :class:`formats.qbj.Tournament` records as such a file (a phase per QBJ phase
+name, in order: the first a prelim phase, the others playoff phases, each with one pool of every
+team); ``read_yft`` reads one back (the QBJ reader, after checking it is a YellowFruit file).
 """
 
 from __future__ import annotations
