@@ -1,6 +1,7 @@
-"""The tournament pages: live standings (teams and players), the games of each round with their
-rooms and, for organisers, a link to each game's moderator dashboard; the whole tournament as one
-QBJ file (organisers only)."""
+"""The tournament pages: live standings (teams and players) over the official results, the games
+of each round with their rooms and whether each result is official and, for organisers, a link to
+each game's moderator dashboard and to the control desk (``frontend.desk_views``); the whole
+tournament as one QBJ file (organisers only)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from competition import schedule, tournaments
+from competition import review, schedule, tournaments
 from competition.errors import TossupError
 from competition.models import Tournament
 from formats import qbj as qbjfmt
@@ -24,11 +25,13 @@ REFRESH_S = 10
 
 def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
     done = tournaments.results(t)
-    table = tournaments.standings(t, done)
+    table = tournaments.standings(t, tournaments.official_results(t, done))
     kinds = {s.name: s.kind for team in t.teams.all() for s in team.seats.all()}
     rounds: dict[int, list[dict[str, object]]] = {}
     organiser = request.user.is_authenticated
-    for g in t.games.select_related("home", "away", "match", "packet"):
+    games = list(t.games.select_related("home", "away", "match", "packet"))
+    states = review.review_states(games)
+    for g in games:
         m = g.match
         scores = m.state.get("scores", {})
         teams = {tm.competitor_id: tm.id for tm in m.teams.all()}
@@ -43,6 +46,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
                 "home_score": scores.get(str(teams.get(g.home.competitor_id))),
                 "away_score": scores.get(str(teams.get(g.away.competitor_id))),
                 "status": m.status,
+                "official": states[g.id] == review.ReviewState.OFFICIAL,
                 "code": m.join_code,
                 "dashboard": dashboard if organiser else None,
                 "watch": reverse("frontend:watch", args=[m.join_code]),
@@ -73,15 +77,20 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 @require_GET
 def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
-    """``{"teams": [...], "players": [...], "champion"}``: the live standings as JSON."""
+    """``{"teams": [...], "players": [...], "champion", "unofficial": [game key, ...]}``: the live
+    standings over the official results as JSON; ``unofficial``: the ended games whose result is
+    not official yet (not counted), e.g. ``prelim-r2-g1``."""
     t = get_object_or_404(Tournament, pk=tournament_id)
     done = tournaments.results(t)
-    table = tournaments.standings(t, done)
+    official = tournaments.official_results(t, done)
+    table = tournaments.standings(t, official)
+    counted = {r.key for _, r in official}
     return JsonResponse(
         {
             "teams": [s.row() for s in table.teams],
             "players": [p.row() for p in table.players],
             "champion": tournaments.champion(t, done),
+            "unofficial": [r.key for _, r in done if r.key not in counted],
         }
     )
 
