@@ -280,17 +280,18 @@ def current_game(room: TournamentRoom, games: list[TournamentGame] | None = None
     return next((g for g in games if g.match.status != MatchStatus.ENDED), games[-1] if games else None)
 
 
-def room_state(room: TournamentRoom, game: TournamentGame | None, review: ReviewState | None) -> RoomState:
-    """NEEDS_HELP while the help flag is up; else READING while its game runs, AWAITING_REVIEW
-    when its game ended with a result not yet official, WAITING otherwise (the game in the lobby,
-    or every game official)."""
+def room_state(
+    room: TournamentRoom, games: list[TournamentGame], states: dict[int, ReviewState]
+) -> RoomState:
+    """The state of ``room`` whose games are ``games`` (``states``: their review states):
+    NEEDS_HELP while the help flag is up; else READING while one of its games runs;
+    AWAITING_REVIEW while one has ended with a result not official yet; else WAITING (its next
+    game not started, or every result official)."""
     if room.help_at is not None:
         return RoomState.NEEDS_HELP
-    if game is None:
-        return RoomState.WAITING
-    if game.match.status == MatchStatus.RUNNING:
+    if any(g.match.status == MatchStatus.RUNNING for g in games):
         return RoomState.READING
-    if game.match.status == MatchStatus.ENDED and review != ReviewState.OFFICIAL:
+    if any(g.match.status == MatchStatus.ENDED and states.get(g.id) != ReviewState.OFFICIAL for g in games):
         return RoomState.AWAITING_REVIEW
     return RoomState.WAITING
 

@@ -71,7 +71,7 @@ def _rooms(request: HttpRequest, t: Tournament) -> list[dict[str, Any]]:
                 "id": room.id,
                 "name": room.name,
                 "code": room.code,
-                "state": (state := review.room_state(room, now, states.get(now.id) if now else None)).value,
+                "state": (state := review.room_state(room, here, states)).value,
                 "state_label": state.value.replace("_", " "),
                 "help_at": room.help_at,
                 "help_note": room.help_note,
