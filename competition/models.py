@@ -590,11 +590,11 @@ class DeskEntry(models.Model):
     submission. A game's review state is its newest review entry (``competition.review``)."""
 
     class Action(models.TextChoices):
-        SUBMITTED = "submitted"
-        ACCEPTED = "accepted"
-        SENT_BACK = "sent_back"
-        HELP_RAISED = "help_raised"
-        HELP_CLEARED = "help_cleared"
+        SUBMITTED = "submitted", "submitted the result"
+        ACCEPTED = "accepted", "accepted the result"
+        SENT_BACK = "sent_back", "sent the result back"
+        HELP_RAISED = "help_raised", "called for help"
+        HELP_CLEARED = "help_cleared", "cleared the help call"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="desk_entries")
     game = models.ForeignKey(

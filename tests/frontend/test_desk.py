@@ -68,7 +68,7 @@ def test_the_moderator_submits_with_the_token_and_the_director_accepts_over_the_
     page = director.get(f"/tournament/{t.id}/control/").content.decode()
     history = page[page.index('id="desk-history"') :]
     assert 'data-action="submitted"' in history and 'data-action="accepted"' in history, history
-    assert "td: Accepted" in history and "moderator: Submitted" in history
+    assert "td: accepted the result" in history and "moderator: submitted the result" in history
 
 
 def test_a_review_from_anyone_but_the_director_is_a_403_json_error_and_changes_nothing(directed):

@@ -34,6 +34,7 @@ const REVIEW_LABELS = {
 function render(d) {
   const warningsChanged = JSON.stringify(d.warnings) !== JSON.stringify(desk && desk.warnings);
   desk = d;
+  $("help-btn").disabled = false; // enabled once the flag's state is known
   $("help-btn").textContent = d.help ? "Cancel the help call" : "Call the director";
   $("help-btn").setAttribute("aria-pressed", String(d.help));
   $("help-state").textContent = d.help ? "The control desk sees that this room needs help." : "";
@@ -57,29 +58,31 @@ function render(d) {
   }
 }
 
+let actions = 0; // a poll answered after an action began is older than the action's answer: dropped
+
 async function poll() {
+  const before = actions;
   try {
-    render(await call(base));
+    const d = await call(base);
+    if (before === actions) render(d);
   } catch (err) {
     toast(err.message);
   }
 }
 
-$("help-btn").addEventListener("click", async () => {
+async function act(path, body) {
+  actions += 1;
   try {
-    render(await call(`${base}/help`, { raised: !(desk && desk.help) }));
+    render(await call(`${base}/${path}`, body));
   } catch (err) {
     toast(err.message);
   }
-});
+}
 
-$("submit-result").addEventListener("click", async () => {
+$("help-btn").addEventListener("click", () => act("help", { raised: !(desk && desk.help) }));
+$("submit-result").addEventListener("click", () => {
   const acknowledged = [...$("warning-list").querySelectorAll("input:checked")].map((i) => i.value);
-  try {
-    render(await call(`${base}/submit`, { acknowledged }));
-  } catch (err) {
-    toast(err.message);
-  }
+  act("submit", { acknowledged });
 });
 
 poll();
