@@ -174,7 +174,9 @@ def may_review(tournament: Tournament, user: Any) -> bool:
     """Is ``user`` (a Django user, maybe anonymous) the tournament's director or a superuser?"""
     if not getattr(user, "is_authenticated", False):
         return False
-    return bool(user.is_superuser) or (tournament.director_id is not None and tournament.director_id == user.id)
+    return bool(user.is_superuser) or (
+        tournament.director_id is not None and tournament.director_id == user.id
+    )
 
 
 def _locked(game: TournamentGame) -> TournamentGame:
@@ -228,7 +230,12 @@ def _director_step(game: TournamentGame, user: Any, action: str, reason: str) ->
                 f"only a submitted result is reviewed; this one is {state.value.replace('_', ' ')}",
             )
         return DeskEntry.objects.create(
-            tournament=g.tournament, game=g, action=action, actor=user, actor_label=_label(user, ""), reason=reason
+            tournament=g.tournament,
+            game=g,
+            action=action,
+            actor=user,
+            actor_label=_label(user, ""),
+            reason=reason,
         )
 
 

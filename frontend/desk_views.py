@@ -147,7 +147,9 @@ def _director_step(request: HttpRequest, tournament_id: int, game_id: int, step:
             entry = review.send_back(game, user=request.user, reason=str(data.get("reason", "")))
     except review.ReviewError as exc:
         return _refused(exc)
-    return JsonResponse({"game": game.id, "review": review.review_state(game).value, "at": entry.at.isoformat()})
+    return JsonResponse(
+        {"game": game.id, "review": review.review_state(game).value, "at": entry.at.isoformat()}
+    )
 
 
 @require_POST
@@ -168,9 +170,13 @@ def api_send_back(request: HttpRequest, tournament_id: int, game_id: int) -> Jso
 def api_room_help_clear(request: HttpRequest, tournament_id: int, room_id: int) -> JsonResponse:
     """The director clears a room's help flag: ``{"room", "help": false}``. 403 for anyone but the
     director or a superuser; 409 ``bad_state`` when no help is asked."""
-    room = get_object_or_404(TournamentRoom.objects.select_related("tournament"), pk=room_id, tournament_id=tournament_id)
+    room = get_object_or_404(
+        TournamentRoom.objects.select_related("tournament"), pk=room_id, tournament_id=tournament_id
+    )
     if not review.may_review(room.tournament, request.user):
-        return _refused(review.ReviewError("forbidden", "only the tournament's director (or a superuser) clears help"))
+        return _refused(
+            review.ReviewError("forbidden", "only the tournament's director (or a superuser) clears help")
+        )
     try:
         review.set_help(room, raised=False, user=request.user)
     except review.ReviewError as exc:
@@ -192,7 +198,11 @@ def _desk_view(request: HttpRequest, game: TournamentGame) -> dict[str, Any]:
     )
     ended = game.match.status == Match.Status.ENDED
     now = review.current_game(room)
-    follow = now is not None and now.id != game.id and now.match.status != Match.Status.ENDED
+    # Only a device paired to the room follows it, and only once this game is over.
+    paired = request.session.get(SESSION_ROOM) == room.code
+    follow = (
+        paired and ended and now is not None and now.id != game.id and now.match.status != Match.Status.ENDED
+    )
     return {
         "room": room.name,
         "help": room.help_at is not None,
@@ -234,7 +244,8 @@ def _moderated_game(request: HttpRequest, code: str) -> TournamentGame | JsonRes
 def api_desk(request: HttpRequest, code: str) -> JsonResponse:
     """The match's desk state for its moderator (login or moderator token): ``{"room", "help",
     "ended", "review", "reason", "warnings": [{"key", "text"}], "next": {"code", "label", "url"} |
-    null}``; ``next``: the room's next game, once it is the room's current one."""
+    null}``; ``next``: on a device paired to the room (``/room/``), the room's next game once
+    this one has ended and the next is the room's current game."""
     game = _moderated_game(request, code)
     if isinstance(game, JsonResponse):
         return game
@@ -275,7 +286,9 @@ def api_help(request: HttpRequest, code: str) -> JsonResponse:
     if not isinstance(data.get("raised"), bool):
         return api_error(TossupError("invalid", "raised must be true or false"))
     try:
-        review.set_help(review.room_of(game), raised=data["raised"], user=request.user, note=str(data.get("note", "")))
+        review.set_help(
+            review.room_of(game), raised=data["raised"], user=request.user, note=str(data.get("note", ""))
+        )
     except review.ReviewError as exc:
         return _refused(exc)
     return JsonResponse(_desk_view(request, game))
@@ -305,7 +318,10 @@ def room_pair(request: HttpRequest, code: str) -> HttpResponse:
     game = review.current_game(room)
     if game is None:
         return render(
-            request, "frontend/room_pair.html", {"error": f"{room.name} has no game yet.", "code": code}, status=404
+            request,
+            "frontend/room_pair.html",
+            {"error": f"{room.name} has no game yet.", "code": code},
+            status=404,
         )
     request.session[SESSION_ROOM] = room.code
     remember_token(request, game.match)

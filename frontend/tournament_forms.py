@@ -69,7 +69,9 @@ class TournamentCreateForm(forms.Form):
     )
     round_robin = forms.ChoiceField(choices=[("single", "single"), ("double", "double")], initial="single")
     groups = forms.IntegerField(min_value=1, initial=1)
-    qualifier = forms.IntegerField(min_value=0, initial=0, help_text="teams per group to a qualifier round robin")
+    qualifier = forms.IntegerField(
+        min_value=0, initial=0, help_text="teams per group to a qualifier round robin"
+    )
     playoff = forms.TypedChoiceField(
         choices=[(0, "none"), (2, "final (2)"), (4, "4 teams"), (8, "8 teams")], coerce=int, initial=0
     )

@@ -126,7 +126,10 @@ def test_warnings_block_submission_until_each_is_acknowledged(people, django_cap
     with django_capture_on_commit_callbacks(execute=True):
         store.apply_command(match_id=first.match.id, command=game.Start(), actor="moderator", now=T0)
         store.apply_command(
-            match_id=first.match.id, command=game.Protest("the reader skipped a clue"), actor="moderator", now=T0 + 1
+            match_id=first.match.id,
+            command=game.Protest("the reader skipped a clue"),
+            actor="moderator",
+            now=T0 + 1,
         )
         store.apply_command(match_id=first.match.id, command=game.End(), actor="moderator", now=T0 + 2)
     first.match.refresh_from_db()
@@ -136,7 +139,9 @@ def test_warnings_block_submission_until_each_is_acknowledged(people, django_cap
         with pytest.raises(review.ReviewError) as refused:
             review.submit(first, acknowledged=acknowledged)
         assert refused.value.code == "unacknowledged"
-        assert [w["key"] for w in refused.value.extra["warnings"]] == [k for k in keys if k not in acknowledged]
+        assert [w["key"] for w in refused.value.extra["warnings"]] == [
+            k for k in keys if k not in acknowledged
+        ]
     assert review.review_state(first) == review.ReviewState.OPEN and not t.desk_entries.exists()
     entry = review.submit(first, acknowledged=keys)
     assert [w["key"] for w in entry.warnings] == keys  # what was acknowledged stays on record

@@ -56,7 +56,12 @@ def test_the_moderator_submits_with_the_token_and_the_director_accepts_over_the_
     assert not DeskEntry.objects.exists()
     desk = anonymous.get(f"/api/match/{code}/desk", headers={"X-Moderator-Token": token}).json()
     assert desk["ended"] and desk["review"] == "open" and desk["warnings"][0]["key"] == "bonus-1-missing"
-    ok = _post(anonymous, f"/api/match/{code}/desk/submit", {"acknowledged": ["bonus-1-missing"]}, X_Moderator_Token=token)
+    ok = _post(
+        anonymous,
+        f"/api/match/{code}/desk/submit",
+        {"acknowledged": ["bonus-1-missing"]},
+        X_Moderator_Token=token,
+    )
     assert ok.status_code == 200 and ok.json()["review"] == "submitted"
 
     body = director.get(f"/api/tournament/{t.id}/standings").json()
@@ -82,19 +87,27 @@ def test_a_review_from_anyone_but_the_director_is_a_403_json_error_and_changes_n
             assert "director" in r.json()["message"]
     assert review.review_state(g) == review.ReviewState.SUBMITTED and DeskEntry.objects.count() == 1
     page = other.get(f"/tournament/{t.id}/control/").content.decode()
-    assert "you may look but not review" in page and "button.accept" not in page and 'class="small-btn accept"' not in page
+    assert (
+        "you may look but not review" in page
+        and "button.accept" not in page
+        and 'class="small-btn accept"' not in page
+    )
     # the director: a send-back without a reason is refused, with one it reopens the result
     blank = _post(director, f"/api/tournament/{t.id}/games/{g.id}/send-back", {"reason": ""})
     assert blank.status_code == 400 and blank.json()["code"] == "invalid"
     back = _post(director, f"/api/tournament/{t.id}/games/{g.id}/send-back", {"reason": "check the bonus"})
     assert back.status_code == 200 and back.json()["review"] == "sent_back"
-    desk = Client().get(f"/api/match/{g.match.join_code}/desk", headers={"X-Moderator-Token": g.match.moderator_token})
+    desk = Client().get(
+        f"/api/match/{g.match.join_code}/desk", headers={"X-Moderator-Token": g.match.moderator_token}
+    )
     assert desk.json()["review"] == "sent_back" and desk.json()["reason"] == "check the bonus"
     again = _post(director, f"/api/tournament/{t.id}/games/{g.id}/accept")
     assert again.status_code == 409 and again.json()["code"] == "bad_state"
 
 
-def test_a_device_pairs_to_a_room_by_its_short_code_and_follows_the_rooms_games(db, django_capture_on_commit_callbacks):
+def test_a_device_pairs_to_a_room_by_its_short_code_and_follows_the_rooms_games(
+    db, django_capture_on_commit_callbacks
+):
     t = _tournament(4)
     room = {r.name: r for r in review.ensure_rooms(t)}["Room 1"]
     first, second = list(t.games.filter(room="Room 1").select_related("match", "home").order_by("round"))[:2]
@@ -111,6 +124,8 @@ def test_a_device_pairs_to_a_room_by_its_short_code_and_follows_the_rooms_games(
     _play(first.match, first.home.name, django_capture_on_commit_callbacks)
     desk = device.get(f"/api/match/{first.match.join_code}/desk").json()
     assert desk["next"]["code"] == second.match.join_code and desk["next"]["url"] == f"/room/{room.code}/"
+    token = {"X-Moderator-Token": first.match.moderator_token}  # an unpaired moderator is not moved on
+    assert Client().get(f"/api/match/{first.match.join_code}/desk", headers=token).json()["next"] is None
     assert device.get(f"/room/{room.code}/")["Location"] == f"/moderator/{second.match.join_code}/"
     assert device.get(f"/moderator/{second.match.join_code}/").status_code == 200
     # another match's dashboard stays closed to this device
@@ -126,11 +141,19 @@ def test_the_help_flag_goes_up_from_the_dashboard_and_down_from_the_control_desk
     g = t.games.select_related("match").first()
     store.apply_command(match_id=g.match.id, command=game.Start(), actor="moderator", now=T0)
     token = {"X_Moderator_Token": g.match.moderator_token}
-    up = _post(Client(), f"/api/match/{g.match.join_code}/desk/help", {"raised": True, "note": "scoresheet?"}, **token)
+    up = _post(
+        Client(),
+        f"/api/match/{g.match.join_code}/desk/help",
+        {"raised": True, "note": "scoresheet?"},
+        **token,
+    )
     assert up.status_code == 200 and up.json()["help"] is True
     twice = _post(Client(), f"/api/match/{g.match.join_code}/desk/help", {"raised": True}, **token)
     assert twice.status_code == 409 and twice.json()["code"] == "bad_state"
-    assert _post(Client(), f"/api/match/{g.match.join_code}/desk/help", {"raised": "yes"}, **token).status_code == 400
+    assert (
+        _post(Client(), f"/api/match/{g.match.join_code}/desk/help", {"raised": "yes"}, **token).status_code
+        == 400
+    )
     page = director.get(f"/tournament/{t.id}/control/").content.decode()
     assert f'data-room="{g.room}" data-state="needs_help"' in page and "scoresheet?" in page
     room = review.room_of(g)
@@ -140,7 +163,10 @@ def test_the_help_flag_goes_up_from_the_dashboard_and_down_from_the_control_desk
     assert _post(director, clear).status_code == 200
     page = director.get(f"/tournament/{t.id}/control/").content.decode()
     assert f'data-room="{g.room}" data-state="reading"' in page
-    assert [e.action for e in t.desk_entries.all()] == [DeskEntry.Action.HELP_RAISED, DeskEntry.Action.HELP_CLEARED]
+    assert [e.action for e in t.desk_entries.all()] == [
+        DeskEntry.Action.HELP_RAISED,
+        DeskEntry.Action.HELP_CLEARED,
+    ]
 
 
 GOOD = {

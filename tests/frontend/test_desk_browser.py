@@ -92,5 +92,9 @@ def test_the_director_sees_rooms_a_help_call_and_accepts_a_submitted_result(serv
         history = desk.locator("#desk-history li")
         expect(history).to_have_count(4)  # help raised, submitted, accepted, help cleared
         expect(history.first).to_contain_text("org: cleared the help call")
-        standings = desk.request.get(control.replace("/tournament/", "/api/tournament/").replace("/control/", "/standings"))
-        assert sum(t["games"] for t in standings.json()["teams"]) == 2 and standings.json()["unofficial"] == []
+        standings = desk.request.get(
+            control.replace("/tournament/", "/api/tournament/").replace("/control/", "/standings")
+        )
+        assert (
+            sum(t["games"] for t in standings.json()["teams"]) == 2 and standings.json()["unofficial"] == []
+        )

@@ -69,7 +69,9 @@ class Command(BaseCommand):
         except services.ServiceError as exc:
             raise command_error(exc) from exc
         self.stdout.write(f"tournament {t.id}: {t.name} — standings at /tournament/{t.id}/")
-        self.stdout.write(f"control desk at /tournament/{t.id}/control/ (director: {opts['director'] or 'superusers'})")
+        self.stdout.write(
+            f"control desk at /tournament/{t.id}/control/ (director: {opts['director'] or 'superusers'})"
+        )
         for g in t.games.select_related("match", "home", "away"):
             self.stdout.write(
                 f"round {g.round} {g.room}: {g.home.name} vs {g.away.name} — join {g.match.join_code}, "

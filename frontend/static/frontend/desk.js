@@ -3,7 +3,8 @@
 // (POST /api/match/<code>/desk/help). Once the match has ended the result is submitted from here (POST
 // …/desk/submit), each warning of the match record ticked first; a result the director sends back shows
 // the reason and can be submitted again. Polled every 5 s (GET …/desk): when the room's next game is
-// its current one, a link to it appears, and the device goes there by itself once this result is in.
+// its current one, a paired device (/room/) shows a link to it, and goes there by itself once this
+// result is submitted.
 import { escapeHtml, pageData, toast } from "./match.js";
 
 const page = pageData();
@@ -54,7 +55,7 @@ function render(d) {
   if (d.next) {
     $("next-link").textContent = d.next.label;
     $("next-link").href = d.next.url;
-    if (!open || !d.ended) window.location.assign(d.next.url);
+    if (!open) window.location.assign(d.next.url); // the result is in: on to the room's next game
   }
 }
 
