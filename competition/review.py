@@ -201,7 +201,8 @@ def submit(game: TournamentGame, *, acknowledged: Collection[str] = (), user: An
         if state not in (ReviewState.OPEN, ReviewState.SENT_BACK):
             raise ReviewError("bad_state", f"the result is already {state.value.replace('_', ' ')}")
         found = warnings(g.match)
-        missing = [w for w in found if w.key not in set(acknowledged)]
+        checked = set(acknowledged)
+        missing = [w for w in found if w.key not in checked]
         if missing:
             raise ReviewError(
                 "unacknowledged",
