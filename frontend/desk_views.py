@@ -51,7 +51,7 @@ def _game_of(match: Match) -> TournamentGame | None:
 
 def qr_svg(url: str) -> str:
     """``url`` as an inline SVG QR code (segno), black on white, quiet zone included."""
-    return segno.make(url, error="m").svg_inline(scale=3, dark="#000", light="#fff")
+    return segno.make(url, error="m").svg_inline(scale=4, dark="#000", light="#fff")
 
 
 # --- the control page ------------------------------------------------------------------------
