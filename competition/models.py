@@ -10,6 +10,7 @@ import hashlib
 import secrets
 from enum import StrEnum
 
+from django.conf import settings
 from django.db import IntegrityError, models, transaction
 from django.db.models.functions import Lower
 
@@ -488,6 +489,10 @@ class Tournament(models.Model):
         null=True, blank=True, help_text="play only the first n tossups of each packet (None: all)"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # review: who accepts or sends back its games' results (competition.review); None: superusers only
+    director = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -560,3 +565,68 @@ Tournament.add_to_class(
         "each private (false) unless set (competition.spectators)",
     ),
 )
+
+
+# --- review: result review, rooms and devices (competition.review) ----------------------------
+
+
+def new_room_code() -> str:
+    """A room's pairing code: as a join code (six characters, no look-alikes)."""
+    return new_join_code()
+
+
+class TournamentRoom(models.Model):
+    """Where a tournament's games are played (``TournamentGame.room`` is its ``name``). ``code``
+    pairs a moderator's device to the room (typed, or in the QR code of the control page);
+    ``help_at``: when its moderator asked the director for help (None: no help asked)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rooms")
+    name = models.CharField(max_length=50)
+    code = models.CharField(max_length=12, unique=True, default=new_room_code)
+    help_at = models.DateTimeField(null=True, blank=True)
+    help_note = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        unique_together = [("tournament", "name")]
+        ordering = ["tournament_id", "name"]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} {self.name}"
+
+
+class DeskEntry(models.Model):
+    """One step at the control desk, never changed once written: a game's result submitted,
+    accepted or sent back (``game``), a room's help asked or cleared (``room``). ``actor``: the
+    user (None: a moderator by the match's token), ``actor_label`` what the page shows;
+    ``reason``: why (a send-back's reason, a help note); ``warnings``: those acknowledged on
+    submission. A game's review state is its newest review entry (``competition.review``)."""
+
+    class Action(models.TextChoices):
+        SUBMITTED = "submitted", "submitted the result"
+        ACCEPTED = "accepted", "accepted the result"
+        SENT_BACK = "sent_back", "sent the result back"
+        HELP_RAISED = "help_raised", "called for help"
+        HELP_CLEARED = "help_cleared", "cleared the help call"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="desk_entries")
+    game = models.ForeignKey(
+        TournamentGame, on_delete=models.CASCADE, null=True, blank=True, related_name="desk_entries"
+    )
+    room = models.ForeignKey(
+        TournamentRoom, on_delete=models.CASCADE, null=True, blank=True, related_name="desk_entries"
+    )
+    action = models.CharField(max_length=20, choices=Action.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    actor_label = models.CharField(max_length=150)
+    reason = models.TextField(blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament_id", "id"]
+        verbose_name_plural = "desk entries"
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor_label} at {self.at:%H:%M:%S}"

@@ -11,6 +11,12 @@ Results are read in two independent ways, which must agree (the simulated tourna
 live from each ended match's engine state (:func:`game_result`: final scores, the ruling record)
 and from an exported QBJ file (:func:`results_from_qbj`). Moderator adjustments count in the live
 scores only (QBJ has no field for them; the export lists them in the match notes).
+
+Reviewed results: the standings count only official results (``competition.review``: submitted
+by the moderator, accepted by the director). The schedule's advance does not wait for them: it
+plans from the results as played (:func:`results`), so the next phase's games exist the moment
+the last game ends, as before. A result the director sends back after that has already seeded
+the next phase; the director reviews a phase's last results before its next phase starts.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from typing import Any
 
 from django.db import transaction
 
-from competition import exports, game, outbox, selectors, services
+from competition import exports, game, outbox, review, selectors, services
 from competition import schedule as sc
 from competition import standings as st
 from competition.interchange import final_score
@@ -56,12 +62,14 @@ def create_tournament(
     preset: str = "naqt",
     config: dict[str, Any] | None = None,
     tossups_per_game: int | None = None,
+    director: Any = None,
 ) -> Tournament:
     """Create a tournament and its first games. ``teams`` in seed order (best first):
     ``[{"name", "players": [{"name", "kind": "human" | "bot", "weight_class"}]}]``; every team
     and player gets a fresh identity (a bot: the bot of that name, the same across tournaments),
     whose handle becomes its name here. ``packet_ids``: one packet per round, in order;
-    ``tossups_per_game``: play only the first n tossups (and bonuses) of each packet.
+    ``tossups_per_game``: play only the first n tossups (and bonuses) of each packet;
+    ``director``: the user who reviews its results (``competition.review``; None: superusers).
 
     Raises ServiceError (``invalid``) for a format these teams cannot play, no packets, a packet
     without tossups, duplicate team or player names, a team without players, an unknown kind;
@@ -101,6 +109,7 @@ def create_tournament(
             config=dict(config or {}),
             packet_ids=list(packet_ids),
             tossups_per_game=tossups_per_game,
+            director=director,
         )
         for seed, t in enumerate(teams, 1):
             identity = Competitor.create_fresh(t["name"], Competitor.Kind.TEAM)
@@ -126,7 +135,8 @@ def create_tournament(
 
 
 def results(tournament: Tournament) -> list[tuple[sc.Pairing, st.GameResult]]:
-    """``(pairing, result)`` of every ended game, read live from the matches' states."""
+    """``(pairing, result)`` of every ended game, read live from the matches' states, reviewed
+    or not (the schedule's plan reads these; the standings read :func:`official_results`)."""
     out = []
     games = tournament.games.select_related("home", "away", "match")
     for g in games:
@@ -238,6 +248,7 @@ def _create_game(tournament: Tournament, p: sc.Pairing, teams: dict[str, Tournam
         identities={home.name: home.competitor, away.name: away.competitor},
         seats=seats,
     )
+    review.ensure_room(tournament, f"Room {p.slot + 1}")
     return TournamentGame.objects.create(
         tournament=tournament,
         phase=p.phase,
@@ -273,10 +284,18 @@ def advance_after_match(match_id: int) -> None:
 Done = list[tuple[sc.Pairing, st.GameResult]]
 
 
-def standings(tournament: Tournament, done: Done | None = None) -> st.Standings:
-    """Standings over every ended game (all phases), live; ``done``: :func:`results` when the
-    caller has read them (the readers below each read them otherwise)."""
+def official_results(tournament: Tournament, done: Done | None = None) -> Done:
+    """The results of :func:`results` (``done`` if given) whose game's result is official: its
+    moderator submitted it and the director accepted it (``competition.review``)."""
     done = results(tournament) if done is None else done
+    official = {game_key(g) for g in tournament.games.filter(id__in=review.official_game_ids(tournament))}
+    return [(p, r) for p, r in done if r.key in official]
+
+
+def standings(tournament: Tournament, done: Done | None = None) -> st.Standings:
+    """Standings over ``done``: by default the official results (:func:`official_results`,
+    all phases), live; pass :func:`results` for the results as played, reviewed or not."""
+    done = official_results(tournament) if done is None else done
     return st.compute(
         [r for _, r in done],
         [t.name for t in tournament.teams.all()],

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_http_methods
 from competition import botlaunch, services
 from competition.models import Match, Player
 from competition.vocabulary import FlagProblem
+from frontend import desk_views
 from frontend.access import moderates, remember_token, token_matches
 from frontend.forms import MatchCreateForm
 from frontend.upload import PacketUploadForm
@@ -136,6 +137,7 @@ def dashboard(request: HttpRequest, code: str) -> HttpResponse:
                 "fit_url": reverse("frontend:analysis_fit", args=[0]),
             },
             "flag_problems": FLAG_PROBLEMS,
+            "desk": desk_views.dashboard_desk(match),  # review: a tournament game's desk panel
         },
     )
 

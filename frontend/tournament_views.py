@@ -1,6 +1,8 @@
-"""The tournament pages: live standings (teams and players), YellowFruit-style statistics, the
-games of each round with their rooms and, for organisers, a link to each game's moderator
-dashboard; the whole tournament as one QBJ, YellowFruit (.yft) or SQBS file (organisers only).
+"""The tournament pages: live standings (teams and players) and YellowFruit-style statistics over
+the official results, the games of each round with their rooms and whether each result is
+official and, for organisers, a link to each game's moderator dashboard and to the control desk
+(``frontend.desk_views``); the whole tournament as one QBJ, YellowFruit (.yft) or SQBS file
+(organisers only).
 Visitors without a login are spectators: what they see follows the tournament's public feed
 setting (``competition.spectators``)."""
 
@@ -13,7 +15,7 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from competition import schedule, spectators, tournament_stats, tournaments
+from competition import review, schedule, spectators, tournament_stats, tournaments
 from competition.errors import TossupError
 from competition.models import Match, Tournament
 from formats import qbj as qbjfmt
@@ -35,10 +37,13 @@ def _viewer(request: HttpRequest, t: Tournament) -> tuple[spectators.FeedPolicy,
 def _tables(
     t: Tournament, done: tournaments.Done, policy: spectators.FeedPolicy, names: dict[str, str]
 ) -> dict[str, object]:
-    """The standings and the statistics of ``done`` as this viewer may see them."""
-    table = tournaments.standings(t, done)
+    """The standings and the statistics of the official results among ``done`` (the ended games)
+    as this viewer may see them; ``unofficial``: the keys of the ended games not counted yet."""
+    official = tournaments.official_results(t, done)
+    counted = {r.key for _, r in official}
+    table = tournaments.standings(t, official)
     kinds = {s.name: s.kind for team in t.teams.all() for s in team.seats.all()}
-    figures = tournament_stats.tournament_stats(t, [r for _, r in done])
+    figures = tournament_stats.tournament_stats(t, [r for _, r in official])
     teams, players = spectators.stats_rows(
         [s.row() for s in table.teams],
         [{**p.row(), "kind": kinds.get(p.player, "")} for p in table.players],
@@ -57,6 +62,7 @@ def _tables(
         "stat_teams": stat_teams,
         "stat_players": stat_players,
         "champion": tournaments.champion(t, done),
+        "unofficial": [r.key for _, r in done if r.key not in counted],
     }
 
 
@@ -65,7 +71,9 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
     policy, names = _viewer(request, t)
     rounds: dict[int, list[dict[str, object]]] = {}
     organiser = request.user.is_authenticated
-    for g in t.games.select_related("home", "away", "match", "packet"):
+    games = list(t.games.select_related("home", "away", "match", "packet"))
+    states = review.review_states(games)
+    for g in games:
         m = g.match
         scores = m.state.get("scores", {}) if policy.live_scores or m.status == Match.Status.ENDED else {}
         teams = {tm.competitor_id: tm.id for tm in m.teams.all()}
@@ -80,6 +88,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
                 "home_score": scores.get(str(teams.get(g.home.competitor_id))),
                 "away_score": scores.get(str(teams.get(g.away.competitor_id))),
                 "status": m.status,
+                "official": states[g.id] == review.ReviewState.OFFICIAL,
                 "code": m.join_code,
                 "dashboard": dashboard if organiser else None,
                 "watch": reverse("frontend:watch", args=[m.join_code]),
@@ -109,9 +118,11 @@ def tournament_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
 
 @require_GET
 def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
-    """``{"teams": [...], "players": [...], "stats": {"teams", "players"}, "champion"}``: the live
-    standings and the YellowFruit-style statistics (``scoring.stats`` rows; unknown figures null)
-    as JSON; player rows and names as the public feed allows visitors without a login."""
+    """``{"teams": [...], "players": [...], "stats": {"teams", "players"}, "champion",
+    "unofficial": [game key, ...]}``: the live standings and the YellowFruit-style statistics
+    (``scoring.stats`` rows; unknown figures null) over the official results as JSON; player rows
+    and names as the public feed allows visitors without a login; ``unofficial``: the ended games
+    whose result is not official yet (not counted), e.g. ``prelim-r2-g1``."""
     t = get_object_or_404(Tournament, pk=tournament_id)
     policy, names = _viewer(request, t)
     tables = _tables(t, tournaments.results(t), policy, names)
@@ -121,6 +132,7 @@ def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
             "players": tables["players"],
             "stats": {"teams": tables["stat_teams"], "players": tables["stat_players"]},
             "champion": tables["champion"],
+            "unofficial": tables["unofficial"],
         }
     )
 

@@ -5,6 +5,7 @@ from frontend import (
     analysis_views,
     api,
     bot_views,
+    desk_views,
     export_views,
     health,
     media_views,
@@ -70,6 +71,29 @@ urlpatterns = [
     re_path(
         rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", media_views.media_file, name="media_file"
     ),
+    # review: the tournament director's control desk (frontend.desk_views)
+    path("tournament/new/", desk_views.tournament_new, name="tournament_new"),
+    path("tournament/<int:tournament_id>/control/", desk_views.control_page, name="tournament_control"),
+    path(
+        "api/tournament/<int:tournament_id>/games/<int:game_id>/accept",
+        desk_views.api_accept,
+        name="tournament_accept",
+    ),
+    path(
+        "api/tournament/<int:tournament_id>/games/<int:game_id>/send-back",
+        desk_views.api_send_back,
+        name="tournament_send_back",
+    ),
+    path(
+        "api/tournament/<int:tournament_id>/rooms/<int:room_id>/help/clear",
+        desk_views.api_room_help_clear,
+        name="tournament_help_clear",
+    ),
+    path("api/match/<str:code>/desk", desk_views.api_desk, name="api_desk"),
+    path("api/match/<str:code>/desk/submit", desk_views.api_submit, name="api_desk_submit"),
+    path("api/match/<str:code>/desk/help", desk_views.api_help, name="api_desk_help"),
+    path("room/", desk_views.pair_page, name="room"),
+    path("room/<str:code>/", desk_views.room_pair, name="room_pair"),
     # /static/ is served by servestatic's middleware (config/settings.py).
     # stats (issue 33 item 7): the tournament as YellowFruit and SQBS files
     path(

@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import game, outbox, services, tournaments
+from competition import game, outbox, review, services, tournaments
 from competition import schedule as sc
 from competition import standings as st
 from competition.live import store
@@ -154,7 +154,7 @@ def test_results_advance_to_the_playoff_final_and_standings_equal_the_qbj_recomp
     assert tournaments.champion(t) == "Team 2" and tournaments.complete(t)
     assert tournaments.advance(t.id) == []  # nothing more to schedule, ever
 
-    live = tournaments.standings(t)
+    live = tournaments.standings(t, tournaments.results(t))  # as played: none reviewed here
     assert [s.team for s in live.teams][:2] == ["Team 1", "Team 2"]
     one = live.team("Team 1")
     assert (one.wins, one.losses, one.games, one.powers + one.tens) == (3, 1, 4, 3)
@@ -202,7 +202,7 @@ def test_a_bonus_cut_short_by_the_end_counts_alike_live_and_in_the_qbj_file(
     t = _tournament(4)
     g = t.games.select_related("home").first()
     _play(g.match, g.home.name, django_capture_on_commit_callbacks, bonus=False)
-    live = tournaments.standings(t)
+    live = tournaments.standings(t, tournaments.results(t))  # as played: none reviewed here
     path = tmp_path / "t.qbj"
     path.write_text(json.dumps(tournaments.qbj_document(t)))
     recomputed = st.compute(
@@ -248,6 +248,10 @@ def test_standings_page_shows_teams_players_and_dashboard_links_for_organisers(
     assert "Team 1" in private and f"p{home}a" not in private and 'id="player-stats"' not in private
     t.public_feed = {"player_names": True, "live_scores": True, "individual_stats": True}
     t.save(update_fields=["public_feed"])
+    html = client.get(f"/tournament/{t.id}/").content.decode()
+    assert "unofficial" in html and f"p{home}a</th>" not in html  # not counted until official
+    review.submit(first, acknowledged=[w.key for w in review.warnings(first.match)])
+    review.accept(first, user=django_user_model.objects.create_superuser("td", password="x"))
     page = client.get(f"/tournament/{t.id}/")
     assert page.status_code == 200
     html = page.content.decode()

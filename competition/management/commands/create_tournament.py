@@ -4,7 +4,8 @@ dashboards).
 The file: ``{"name", "preset"?, "format": {"round_robin", "groups", "qualifier", "playoff"},
 "set": "<question set name>", "packets"?: ["1", "2", …] (default: every packet of the set in
 order), "tossups_per_game"?: n, "config"?: {match config}, "teams": [{"name", "players": [{"name",
-"kind": "human" | "bot", "weight_class"?}]}]}`` — teams in seed order, best first."""
+"kind": "human" | "bot", "weight_class"?}]}]}`` — teams in seed order, best first.
+``--director USERNAME``: the user who reviews its results (without: superusers only)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from competition import services, tournaments
@@ -28,6 +30,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("file", help="the tournament's JSON description (see the module docstring)")
+        parser.add_argument(
+            "--director", default="", help="username of the tournament director (reviews the results)"
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         path = Path(opts["file"])
@@ -37,6 +42,11 @@ class Command(BaseCommand):
             raise CommandError(f"{path}: {exc}") from exc
         if not isinstance(spec, dict) or not {"name", "set", "teams"} <= set(spec):
             raise CommandError(f"{path}: needs at least name, set and teams")
+        director = None
+        if opts["director"]:
+            director = get_user_model().objects.filter(username=opts["director"]).first()
+            if director is None:
+                raise CommandError(f"no user named {opts['director']!r} (create_organiser NAME makes one)")
         qset = QuestionSet.objects.filter(name=spec["set"]).first()
         if qset is None:
             raise CommandError(f"no question set named {spec['set']!r} (import it with import_questions)")
@@ -54,10 +64,14 @@ class Command(BaseCommand):
                 preset=spec.get("preset", "naqt"),
                 config=spec.get("config"),
                 tossups_per_game=spec.get("tossups_per_game"),
+                director=director,
             )
         except services.ServiceError as exc:
             raise command_error(exc) from exc
         self.stdout.write(f"tournament {t.id}: {t.name} — standings at /tournament/{t.id}/")
+        self.stdout.write(
+            f"control desk at /tournament/{t.id}/control/ (director: {opts['director'] or 'superusers'})"
+        )
         for g in t.games.select_related("match", "home", "away"):
             self.stdout.write(
                 f"round {g.round} {g.room}: {g.home.name} vs {g.away.name} — join {g.match.join_code}, "

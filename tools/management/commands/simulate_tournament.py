@@ -122,7 +122,7 @@ class Command(BaseCommand):
         finally:
             launcher.stop(*reversed(procs))
         wall = time.time() - started
-        live = tournaments.standings(tournament)
+        live = tournaments.standings(tournament, tournaments.results(tournament))  # as played
         Path(opts["qbj"]).write_text(json.dumps(tournaments.qbj_document(tournament), indent=1))
         from_file = st.compute(
             tournaments.results_from_qbj(qbjfmt.read_qbj(opts["qbj"])),
