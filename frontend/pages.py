@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.middleware.csrf import get_token
@@ -21,7 +20,7 @@ from django.views.decorators.http import require_http_methods
 from competition import botlaunch, services
 from competition.models import Match, Player
 from competition.vocabulary import FlagProblem
-from frontend.access import moderates, remember_token, token_matches
+from frontend.access import moderates, organiser_required, remember_token, token_matches
 from frontend.forms import MatchCreateForm
 from frontend.upload import PacketUploadForm
 
@@ -32,7 +31,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/home.html")
 
 
-@login_required
+@organiser_required
 @require_http_methods(["GET", "POST"])
 def moderator(request: HttpRequest) -> HttpResponse:
     """The "new match" form (CSRF-protected: the moderator token lands in the session) and
@@ -78,7 +77,7 @@ def moderator(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@organiser_required
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
     """Upload a question file (``frontend.upload``); organisers only (login). A refused file is

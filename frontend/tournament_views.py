@@ -17,6 +17,7 @@ from competition.models import Tournament
 from formats import qbj as qbjfmt
 from frontend.errors import api_error
 from irt.models import Fit
+from frontend.access import is_organiser
 
 #: The page reloads itself this often (seconds) while games are being played.
 REFRESH_S = 10
@@ -27,7 +28,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
     table = tournaments.standings(t, done)
     kinds = {s.name: s.kind for team in t.teams.all() for s in team.seats.all()}
     rounds: dict[int, list[dict[str, object]]] = {}
-    organiser = request.user.is_authenticated
+    organiser = is_organiser(request.user)
     for g in t.games.select_related("home", "away", "match", "packet"):
         m = g.match
         scores = m.state.get("scores", {})
@@ -89,7 +90,7 @@ def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
 @require_GET
 def api_tournament_export(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The tournament's ended games as one QBJ file. Organisers only (login; 403 otherwise)."""
-    if not request.user.is_authenticated:
+    if not is_organiser(request.user):
         return api_error(TossupError("forbidden", "needs an organiser login"), status=403)
     t = get_object_or_404(Tournament, pk=tournament_id)
     response = HttpResponse(
