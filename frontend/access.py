@@ -51,7 +51,9 @@ def organiser_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if is_writer_only(request.user):
-            return HttpResponseForbidden("Writers use the workshop (/workshop/); this page is for organisers.")
+            return HttpResponseForbidden(
+                "Writers use the workshop (/workshop/); this page is for organisers."
+            )
         return view(request, *args, **kwargs)
 
     return wrapped

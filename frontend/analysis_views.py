@@ -13,10 +13,10 @@ from django.views.decorators.http import require_GET, require_POST
 from kombu.exceptions import OperationalError as KombuOperationalError
 
 from frontend import analysis
+from frontend.access import is_organiser, organiser_required
 from irt import tasks
 from irt.models import Fit
 from irt.selectors import same_response_fits
-from frontend.access import is_organiser, organiser_required
 
 log = logging.getLogger(__name__)
 

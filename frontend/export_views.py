@@ -13,11 +13,10 @@ from competition.errors import TossupError
 from competition.game import EventName
 from competition.models import Match, MatchEvent
 from formats import qbj as qbjfmt
-from frontend.access import moderated_match
+from frontend.access import is_organiser, moderated_match
 from frontend.errors import api_error
 from irt import exports
 from irt.models import Fit
-from frontend.access import is_organiser
 
 FIT_TABLES = {
     "subjects": exports.subjects_csv,

@@ -15,9 +15,9 @@ from competition import schedule, tournaments
 from competition.errors import TossupError
 from competition.models import Tournament
 from formats import qbj as qbjfmt
+from frontend.access import is_organiser
 from frontend.errors import api_error
 from irt.models import Fit
-from frontend.access import is_organiser
 
 #: The page reloads itself this often (seconds) while games are being played.
 REFRESH_S = 10

@@ -78,6 +78,8 @@ urlpatterns = [
     path("workshop/api/answer-line", workshop_views.api_answer_line, name="workshop_answer_line"),
     path("workshop/api/drafts/<int:pk>", workshop_views.api_draft_save, name="workshop_save"),
     path("workshop/api/drafts/<int:pk>/analyse", workshop_views.api_draft_analyse, name="workshop_analyse"),
-    path("workshop/api/drafts/<int:pk>/versions", workshop_views.api_draft_versions, name="workshop_versions"),
+    path(
+        "workshop/api/drafts/<int:pk>/versions", workshop_views.api_draft_versions, name="workshop_versions"
+    ),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

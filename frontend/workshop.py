@@ -10,7 +10,8 @@ The bots are the ones the server runs (``competition.botlaunch``), from the file
 A bot whose files are missing is listed with how to get it; nothing is trained in a request. LLM
 endpoints (``TOSSUP_LLM_ENDPOINTS``) are not asked: a request per word prefix per keystroke is what the
 workshop cannot afford from a paid or slow endpoint. ``settings.WORKSHOP_BOTS`` (comma-separated
-``TfidfGuesser`` files) replaces them all (tests)."""
+``TfidfGuesser`` files, each optionally ``PATH@THRESHOLD``: buzz at that confidence after 3 words)
+replaces them all (tests)."""
 
 from __future__ import annotations
 
@@ -44,8 +45,11 @@ def load_bots() -> tuple[list[workshop.WorkshopBot], list[str]]:
     bots: list[workshop.WorkshopBot] = []
     problems: list[str] = []
     if settings.WORKSHOP_BOTS:
-        for i, path in enumerate(p.strip() for p in settings.WORKSHOP_BOTS.split(",") if p.strip()):
+        for i, entry in enumerate(p.strip() for p in settings.WORKSHOP_BOTS.split(",") if p.strip()):
+            path, _, threshold = entry.partition("@")
             bot = workshop.TfidfBot(TfidfGuesser.load(path))
+            if threshold:
+                bot.threshold, bot.min_tokens = float(threshold), 3
             if i:
                 bot.name, bot.label = f"tfidf{i + 1}", f"TF-IDF bot {i + 1}"
             bots.append(bot)
@@ -87,13 +91,17 @@ def load_bots() -> tuple[list[workshop.WorkshopBot], list[str]]:
 
         bots.append(
             workshop.WikiBot(
-                wiki.load_model(settings.BOT_CACHE_DIR), wiki.RECOMMENDED_THRESHOLD, wiki.RECOMMENDED_MIN_TOKENS
+                wiki.load_model(settings.BOT_CACHE_DIR),
+                wiki.RECOMMENDED_THRESHOLD,
+                wiki.RECOMMENDED_MIN_TOKENS,
             )
         )
     except ValueError as exc:  # FormatError: the package is not installed
         problems.append(f"Wikipedia bot: {exc}")
     if settings.BOT_LLM_ENDPOINTS:
-        problems.append("LLM endpoints: not asked in the workshop (a request per prefix per pause costs too much)")
+        problems.append(
+            "LLM endpoints: not asked in the workshop (a request per prefix per pause costs too much)"
+        )
     return bots, problems
 
 

@@ -66,7 +66,9 @@ def _writer_page(request: HttpRequest) -> HttpResponse | None:
 
 def _draft(request: HttpRequest, pk: int) -> Draft:
     """The request's writer's draft ``pk``; 404 for another writer's or none."""
-    draft = Draft.objects.filter(pk=pk, writer_id=request.user.pk).first() if is_writer(request.user) else None
+    draft = (
+        Draft.objects.filter(pk=pk, writer_id=request.user.pk).first() if is_writer(request.user) else None
+    )
     if draft is None:
         raise Http404("no such draft of yours")
     return draft
@@ -78,7 +80,9 @@ def _body(request: HttpRequest) -> dict[str, Any] | JsonResponse:
     except ValueError:
         return api_error(TossupError("bad_json", "the request body is not JSON"))
     if not isinstance(body, dict) or not all(isinstance(body.get(k, ""), str) for k in _FIELDS):
-        return api_error(TossupError("bad_request", f"expected a JSON object with text fields {list(_FIELDS)}"))
+        return api_error(
+            TossupError("bad_request", f"expected a JSON object with text fields {list(_FIELDS)}")
+        )
     return body
 
 
@@ -186,7 +190,11 @@ def api_draft_save(request: HttpRequest, pk: int) -> JsonResponse:
         )
     for key in _FIELDS:
         if key in body:
-            setattr(draft, key, body[key][:200] if key == "title" else body[key][:50] if key == "category" else body[key])
+            setattr(
+                draft,
+                key,
+                body[key][:200] if key == "title" else body[key][:50] if key == "category" else body[key],
+            )
     draft.save()
     return JsonResponse(_draft_json(draft))
 
@@ -202,11 +210,17 @@ def api_draft_analyse(request: HttpRequest, pk: int) -> JsonResponse:
         return body
     loaded = bots.bots_now()
     if loaded is None:
-        return JsonResponse({"loading": True, "message": "the bots are loading (the first time takes a minute)"}, status=202)
+        return JsonResponse(
+            {"loading": True, "message": "the bots are loading (the first time takes a minute)"}, status=202
+        )
     try:
-        analysis = workshop.analyse(loaded[0], body.get("text", ""), body.get("answer_line", ""), body.get("category", ""))
+        analysis = workshop.analyse(
+            loaded[0], body.get("text", ""), body.get("answer_line", ""), body.get("category", "")
+        )
     except workshop.WorkshopError as exc:
-        return api_error(TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400)
+        return api_error(
+            TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400
+        )
     return JsonResponse({**analysis, "problems": loaded[1]})
 
 
@@ -236,11 +250,15 @@ def api_draft_versions(request: HttpRequest, pk: int) -> JsonResponse:
     if request.method == "POST":
         loaded = bots.bots_now()
         if loaded is None:
-            return api_error(TossupError("loading", "the bots are still loading: try again in a moment"), status=503)
+            return api_error(
+                TossupError("loading", "the bots are still loading: try again in a moment"), status=503
+            )
         try:
             predictions = workshop.predict(loaded[0], draft.text, draft.answer_line, draft.category)
         except workshop.WorkshopError as exc:
-            return api_error(TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400)
+            return api_error(
+                TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400
+            )
         with transaction.atomic():
             last = draft.versions.select_for_update().order_by("-number").first()
             DraftVersion.objects.create(

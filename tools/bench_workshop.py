@@ -54,7 +54,9 @@ def percentile(values: list[float], q: float) -> float:
     return float(np.percentile(np.asarray(values), q)) if values else float("nan")
 
 
-def keystroke_cost(bots: list[Any], text_words: list[str], answer_line: str, category: str, n: int) -> dict[str, Any]:
+def keystroke_cost(
+    bots: list[Any], text_words: list[str], answer_line: str, category: str, n: int
+) -> dict[str, Any]:
     """Wall and CPU ms per analysis of the 150-word text, each time one word changed."""
     from buzzer.bots import workshop
 
@@ -73,17 +75,24 @@ def keystroke_cost(bots: list[Any], text_words: list[str], answer_line: str, cat
     return {
         "words": len(text_words),
         "analyses": n,
-        "all_bots": {"p50_ms": percentile(wall, 50), "p99_ms": percentile(wall, 99), "cpu_p50_ms": percentile(cpu, 50), "cpu_p99_ms": percentile(cpu, 99)},
-        "per_bot": {k: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99)} for k, v in per_bot.items()},
+        "all_bots": {
+            "p50_ms": percentile(wall, 50),
+            "p99_ms": percentile(wall, 99),
+            "cpu_p50_ms": percentile(cpu, 50),
+            "cpu_p99_ms": percentile(cpu, 99),
+        },
+        "per_bot": {
+            k: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99)} for k, v in per_bot.items()
+        },
     }
 
 
 def live_guesser(bot: Any) -> Any:
     """The SDK guesser ``runbot`` seats for this workshop bot's model."""
+    from django.conf import settings
+
     from buzzer.bots.adapter import ModelGuesser
     from buzzer.bots.wiki import WikiGuesser
-
-    from django.conf import settings
 
     if bot.name == "wiki":
         return WikiGuesser(bot.threshold, bot.min_tokens, cache_dir=settings.BOT_CACHE_DIR)
@@ -123,16 +132,24 @@ def prediction_accuracy(bots: list[Any], tossups: list[Any], players: int, seed:
             live[b.name].append(index)
             # the bot's buzz is played when no human buzzed right before it (a same-word tie is the bot's)
             reached[b.name].append(index is not None and (first_human is None or index <= first_human))
-    out: dict[str, Any] = {"tossups": len(tossups), "seconds": round(time.perf_counter() - started, 1), "pairs": {}}
+    out: dict[str, Any] = {
+        "tossups": len(tossups),
+        "seconds": round(time.perf_counter() - started, 1),
+        "pairs": {},
+    }
     for p in bots:
         for q in bots:
-            out["pairs"][f"{p.name} predicted vs {q.name} live"] = agreement(predicted[p.name], live[q.name], reached[q.name])
+            out["pairs"][f"{p.name} predicted vs {q.name} live"] = agreement(
+                predicted[p.name], live[q.name], reached[q.name]
+            )
     return out
 
 
 def agreement(pred: list[int | None], live: list[int | None], reached: list[bool]) -> dict[str, Any]:
     both = [(a, b) for a, b in zip(pred, live, strict=True) if a is not None and b is not None]
-    played = [(a, b) for a, b, r in zip(pred, live, reached, strict=True) if a is not None and b is not None and r]
+    played = [
+        (a, b) for a, b, r in zip(pred, live, reached, strict=True) if a is not None and b is not None and r
+    ]
     same = sum((a is None) == (b is None) for a, b in zip(pred, live, strict=True))
 
     def corr(pairs: list[tuple[int, int]]) -> dict[str, Any]:
@@ -147,7 +164,11 @@ def agreement(pred: list[int | None], live: list[int | None], reached: list[bool
             "exact": float(np.mean(x == y)),
         }
 
-    return {"buzz_or_not_agree": same / len(pred) if pred else None, "both_buzz": corr(both), "race_reached": corr(played)}
+    return {
+        "buzz_or_not_agree": same / len(pred) if pred else None,
+        "both_buzz": corr(both),
+        "race_reached": corr(played),
+    }
 
 
 def advscore_check(bots: list[Any], data: Path) -> dict[str, Any]:
@@ -210,23 +231,39 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     started = time.perf_counter()
     bots, problems = load_bots()
-    print(f"bots: {', '.join(b.label for b in bots) or 'none'} (loaded in {time.perf_counter() - started:.0f} s)")
+    print(
+        f"bots: {', '.join(b.label for b in bots) or 'none'} (loaded in {time.perf_counter() - started:.0f} s)"
+    )
     for p in problems:
         print(f"  missing: {p}")
     if not bots:
         return 0
     held = packet_tossups(packets, min_year=2021, max_year=2022, sample=args.tossups, seed=0)
     long = next(t for t in packet_tossups(packets, min_year=2021, max_year=2022) if len(t.tokens) >= 150)
-    cost = keystroke_cost(bots, [w for w in long.tokens if isinstance(w, str)][:150], long.answer_line, long.category, args.keystrokes)
+    cost = keystroke_cost(
+        bots,
+        [w for w in long.tokens if isinstance(w, str)][:150],
+        long.answer_line,
+        long.category,
+        args.keystrokes,
+    )
     a = cost["all_bots"]
-    print(f"\nPer-keystroke analysis of a {cost['words']}-word tossup ({cost['analyses']} analyses, one word changed each):")
+    print(
+        f"\nPer-keystroke analysis of a {cost['words']}-word tossup ({cost['analyses']} analyses, one word changed each):"
+    )
     print("| bots | p50 wall ms | p99 wall ms | p50 CPU ms | p99 CPU ms |\n|---|---|---|---|---|")
-    print(f"| all ({len(bots)}) | {a['p50_ms']:.0f} | {a['p99_ms']:.0f} | {a['cpu_p50_ms']:.0f} | {a['cpu_p99_ms']:.0f} |")
+    print(
+        f"| all ({len(bots)}) | {a['p50_ms']:.0f} | {a['p99_ms']:.0f} | {a['cpu_p50_ms']:.0f} | {a['cpu_p99_ms']:.0f} |"
+    )
     for name, v in cost["per_bot"].items():
         print(f"| {name} | {v['p50_ms']:.0f} | {v['p99_ms']:.0f} | | |")
     accuracy = prediction_accuracy(bots, held, args.players, args.seed)
-    print(f"\nWorkshop prediction vs the live bot, {accuracy['tossups']} held-out 2021–22 tossups, {args.players} simulated humans (seed {args.seed}), {accuracy['seconds']} s:")
-    print("| prediction vs live | same buzz/no buzz | both buzz: n | Pearson | Spearman | mean abs. words | exact | race reached: n | Pearson |")
+    print(
+        f"\nWorkshop prediction vs the live bot, {accuracy['tossups']} held-out 2021–22 tossups, {args.players} simulated humans (seed {args.seed}), {accuracy['seconds']} s:"
+    )
+    print(
+        "| prediction vs live | same buzz/no buzz | both buzz: n | Pearson | Spearman | mean abs. words | exact | race reached: n | Pearson |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
 
     def f(x: Any, d: str = ".3f") -> str:
@@ -234,15 +271,30 @@ def main(argv: list[str] | None = None) -> int:
 
     for pair, v in accuracy["pairs"].items():
         b, r = v["both_buzz"], v["race_reached"]
-        print(f"| {pair} | {f(v['buzz_or_not_agree'], '.1%')} | {b['n']} | {f(b['pearson'])} | {f(b['spearman'])} | {f(b['mean_abs_words'], '.1f')} | {f(b['exact'], '.1%')} | {r['n']} | {f(r['pearson'])} |")
+        print(
+            f"| {pair} | {f(v['buzz_or_not_agree'], '.1%')} | {b['n']} | {f(b['pearson'])} | {f(b['spearman'])} | {f(b['mean_abs_words'], '.1f')} | {f(b['exact'], '.1%')} | {r['n']} | {f(r['pearson'])} |"
+        )
     adv = advscore_check(bots, data)
-    print(f"\n\"Stumps every bot in the first lines\" and ADVSCORE (TrickMe, the authors' per-item ADVSCORE): {json.dumps(adv)}")
+    print(
+        f'\n"Stumps every bot in the first lines" and ADVSCORE (TrickMe, the authors\' per-item ADVSCORE): {json.dumps(adv)}'
+    )
     print(
         "Tossup's own ADVSCORE fits of workshop questions need items 3–4 of issue 32 (submitted questions "
         "played in matches); none exist yet."
     )
     if args.json:
-        Path(args.json).write_text(json.dumps({"bots": [b.name for b in bots], "problems": problems, "cost": cost, "accuracy": accuracy, "advscore": adv}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {
+                    "bots": [b.name for b in bots],
+                    "problems": problems,
+                    "cost": cost,
+                    "accuracy": accuracy,
+                    "advscore": adv,
+                },
+                indent=1,
+            )
+        )
     return 0
 
 

@@ -73,7 +73,9 @@ class WorkshopBot(Protocol):
     threshold: float
     min_tokens: int
 
-    def scan(self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str) -> list[tuple[str, float]]:
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
         """Per prefix: (top guess, confidence in [0, 1] by the bot's own buzz model)."""
         ...
 
@@ -327,7 +329,9 @@ def target_state(results: Sequence[Mapping[str, Any]], n: int, first: int) -> di
     }
 
 
-def predict(bots: Sequence[WorkshopBot], text: str, answer_line: str, category: str = "") -> dict[str, dict[str, Any]]:
+def predict(
+    bots: Sequence[WorkshopBot], text: str, answer_line: str, category: str = ""
+) -> dict[str, dict[str, Any]]:
     """Each bot's predicted buzz on the tossup: ``{bot name: {"buzz_index": int | None (0-based word,
     None: it never buzzes), "answer": str (its buzz answer, else its final top guess), "correct": bool
     (the judge accepts that answer)}}``. What a version and a submission keep. Raises as
@@ -370,12 +374,14 @@ def buzz_shift(previous: Mapping[str, Any], current: Mapping[str, Any]) -> dict[
         elif a is None:
             out[name] = f"now buzzes at word {b + 1} (it did not buzz in the last version)"
         elif b is None:
-            out[name] = "no longer buzzes (it buzzed at word {} in the last version)".format(a + 1)
+            out[name] = f"no longer buzzes (it buzzed at word {a + 1} in the last version)"
         elif a == b:
             out[name] = "buzzed at the same word as the last version"
         else:
             d = b - a
-            out[name] = f"buzzed {abs(d)} word{'s' if abs(d) != 1 else ''} {'later' if d > 0 else 'earlier'} than the last version"
+            out[name] = (
+                f"buzzed {abs(d)} word{'s' if abs(d) != 1 else ''} {'later' if d > 0 else 'earlier'} than the last version"
+            )
     return out
 
 
@@ -451,13 +457,22 @@ class TfidfBot:
         self._keys = _key_index(self.model.answers)
         self._features = self.model.counter.get_feature_names_out()
 
-    def scan(self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str) -> list[tuple[str, float]]:
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
         m = self.model
         if m.buzzer is None:
             return [(a, c) if c > 0 else ("", 0.0) for a, c in map(m.guess, texts)]
         best, top1, top2 = m._rank_batch(list(texts))
         scores = m._scores(
-            texts, best, top1, top2, seen, [token_count] * len(texts), [category] * len(texts), m.buzzer.categories
+            texts,
+            best,
+            top1,
+            top2,
+            seen,
+            [token_count] * len(texts),
+            [category] * len(texts),
+            m.buzzer.categories,
         )
         confidence = m.buzzer.confidence(scores)
         return [
@@ -467,7 +482,9 @@ class TfidfBot:
 
     def top(self, text: str, k: int) -> list[tuple[str, float]]:
         index, cosine = self.model.top_classes([text], k)
-        return [(self.model.answers[int(i)], float(c)) for i, c in zip(index[0], cosine[0], strict=True) if i >= 0]
+        return [
+            (self.model.answers[int(i)], float(c)) for i, c in zip(index[0], cosine[0], strict=True) if i >= 0
+        ]
 
     def answer_scores(self, texts: Sequence[str], answer: str) -> np.ndarray | None:
         i = self._keys.get(judge_key(answer))
@@ -499,7 +516,9 @@ class WikiBot:
         self._keys = _key_index(self.model.answers)
         self._features = self.model.vectorizer.get_feature_names_out()
 
-    def scan(self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str) -> list[tuple[str, float]]:
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
         out = []
         for text, (best, top1, margin) in zip(texts, self.model.rank(list(texts)), strict=True):
             cal = self.model.calibration
@@ -519,7 +538,9 @@ class WikiBot:
         i = self._keys.get(judge_key(answer))
         if i is None:
             return None
-        return np.asarray((self.model.vectorizer.transform(list(texts)) @ self.model.matrix[i].T).toarray()).ravel()
+        return np.asarray(
+            (self.model.vectorizer.transform(list(texts)) @ self.model.matrix[i].T).toarray()
+        ).ravel()
 
     def drivers(self, words: Sequence[str]) -> np.ndarray:
         row = (self.model.vectorizer.transform([" ".join(words)]) @ self.model.matrix.T).toarray()[0]
@@ -545,7 +566,9 @@ class NeuralBot:
     def __post_init__(self) -> None:
         self._keys = _key_index(self.model.answers)
 
-    def scan(self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str) -> list[tuple[str, float]]:
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
         index, prob = self.model.top_classes(list(texts), 1)
         return [(self.model.answers[int(i)], float(p)) for i, p in zip(index[:, 0], prob[:, 0], strict=True)]
 
@@ -577,7 +600,9 @@ class EnsembleBot:
         self.threshold, self.min_tokens = float(self.model.threshold), int(self.model.min_tokens)
         self._keys = _key_index(self.model.answers)
 
-    def scan(self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str) -> list[tuple[str, float]]:
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
         n = len(texts)
         ranked, scores = self.model.scores(list(texts), list(seen), [token_count] * n, [category] * n)
         confidence = self.model.buzzer.confidence(scores)

@@ -19,13 +19,13 @@ def bot() -> workshop.TfidfBot:
 def test_the_giveaway_moved_later_moves_the_buzz_later(bot) -> None:
     early = workshop.analyse([bot], GIVEAWAY + VAGUE, ANSWER_LINE, "Science")
     late = workshop.analyse([bot], VAGUE + GIVEAWAY, ANSWER_LINE, "Science")
-    e, l = early["bots"][0], late["bots"][0]
+    e, la = early["bots"][0], late["bots"][0]
     assert e["buzz"] is not None and e["buzz"]["correct"] and e["buzz"]["answer"] == "Marie Curie"
-    assert l["buzz"] is not None and l["buzz"]["correct"]
+    assert la["buzz"] is not None and la["buzz"]["correct"]
     n_vague = len(VAGUE.split())
     assert e["buzz"]["index"] < len(GIVEAWAY.split())  # within the giveaway sentence at the start
-    assert l["buzz"]["index"] >= n_vague  # not before the giveaway is read
-    assert e["earliest_right"] <= e["buzz"]["index"] and l["earliest_right"] >= n_vague - 1
+    assert la["buzz"]["index"] >= n_vague  # not before the giveaway is read
+    assert e["earliest_right"] <= e["buzz"]["index"] and la["earliest_right"] >= n_vague - 1
     assert early["target"]["state"] == "giveaway_early"
     assert late["target"]["state"] == "stumps_bots"
     assert e["guesses"][0] == {**e["guesses"][0], "answer": "Marie Curie", "verdict": "correct"}
@@ -48,13 +48,17 @@ def test_term_weights_highlight_the_giveaway_words(bot) -> None:
 
 
 def test_occlusion_is_the_score_drop_without_each_word() -> None:
-    score = lambda texts: np.array([t.split().count("key") * 1.0 + 0.1 * len(t.split()) for t in texts])
+    def score(texts):
+        return np.array([t.split().count("key") * 1.0 + 0.1 * len(t.split()) for t in texts])
+
     weights = workshop.occlusion(score, ["a", "key", "b"])
     assert weights.tolist() == pytest.approx([0.1, 1.1, 0.1])
 
 
 def test_a_prompt_and_a_wrong_guess_are_judged_as_such(bot) -> None:
-    result = workshop.analyse([bot], "This city on the Seine has the Louvre.", "Madame Curie [prompt on Paris]", "")
+    result = workshop.analyse(
+        [bot], "This city on the Seine has the Louvre.", "Madame Curie [prompt on Paris]", ""
+    )
     top = result["bots"][0]["guesses"][0]
     assert (top["answer"], top["verdict"]) == ("Paris", "prompt")
     other = workshop.analyse([bot], "This city on the Seine has the Louvre.", "Marie Curie", "")
@@ -67,7 +71,9 @@ def test_predict_is_the_analysis_buzz_and_shift_says_how_it_moved(bot) -> None:
     analysed = workshop.analyse([bot], VAGUE + GIVEAWAY, ANSWER_LINE)["bots"][0]["buzz"]
     assert after["tfidf"] == {"buzz_index": analysed["index"], "answer": "Marie Curie", "correct": True}
     moved = after["tfidf"]["buzz_index"] - before["tfidf"]["buzz_index"]
-    assert workshop.buzz_shift(before, after) == {"tfidf": f"buzzed {moved} words later than the last version"}
+    assert workshop.buzz_shift(before, after) == {
+        "tfidf": f"buzzed {moved} words later than the last version"
+    }
     never = {"tfidf": {"buzz_index": None, "answer": "", "correct": False}}
     assert workshop.buzz_shift(after, never)["tfidf"].startswith("no longer buzzes")
 
@@ -103,4 +109,8 @@ def test_prefixes_every_word_then_in_steps() -> None:
     assert workshop.prefix_lengths(5, 2) == [2, 3, 4, 5]
     long = workshop.prefix_lengths(900)
     assert len(long) <= workshop.EVERY_WORD_UP_TO + 1 and long[-1] == 900
-    assert workshop.sentence_spans("A bb. J. Smith wrote cc! D".split()) == [(0, 2), (2, 6), (6, 7)]
+    assert workshop.sentence_spans(["A", "bb.", "J.", "Smith", "wrote", "cc!", "D"]) == [
+        (0, 2),
+        (2, 6),
+        (6, 7),
+    ]

@@ -30,7 +30,10 @@ def fixture_model() -> TfidfGuesser:
     return TfidfGuesser.train(RECORDS * 4, calibrate=False)
 
 
+THRESHOLD = 0.35  # buzz at this cosine, after 3 words
+
+
 def fixture_bot() -> TfidfBot:
     bot = TfidfBot(fixture_model())
-    bot.threshold, bot.min_tokens = 0.35, 3
+    bot.threshold, bot.min_tokens = THRESHOLD, 3
     return bot

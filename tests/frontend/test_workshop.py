@@ -95,7 +95,11 @@ def test_autosave_analysis_and_versions_with_the_buzz_shift(bots) -> None:
     base = f"/workshop/api/drafts/{draft.pk}"
     saved = post(writer, base, {"answer_line": ANSWER_LINE, "category": "Science", "text": GIVEAWAY + VAGUE})
     assert saved.status_code == 200 and saved.json()["text"] == GIVEAWAY + VAGUE
-    analysis = post(writer, f"{base}/analyse", {"text": GIVEAWAY + VAGUE, "answer_line": ANSWER_LINE, "category": "Science"})
+    analysis = post(
+        writer,
+        f"{base}/analyse",
+        {"text": GIVEAWAY + VAGUE, "answer_line": ANSWER_LINE, "category": "Science"},
+    )
     body = analysis.json()
     assert analysis.status_code == 200 and body["problems"] == ["Wikipedia bot: not in this test"]
     (bot,) = body["bots"]
@@ -133,7 +137,7 @@ def test_bad_input_gets_a_clear_error_and_loses_nothing(bots) -> None:
     page = writer.get(f"/workshop/draft/{draft.pk}/").content.decode()
     assert '<script>alert("x")</script>' not in page and "&lt;script&gt;" in page
     analysis = post(writer, f"{base}/analyse", {"text": html, "answer_line": "Curie"}).json()
-    assert analysis["words"][0] == "<script>alert(\"x\")</script>"  # data, shown as text by the page
+    assert analysis["words"][0] == '<script>alert("x")</script>'  # data, shown as text by the page
 
 
 @pytest.mark.django_db

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, VAGUE, fixture_model
+from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, THRESHOLD, VAGUE, fixture_model
 from tests.frontend.room import IPAD, LAPTOP, ORGANISER, axe_violations, describe_violations
 from tests.support.browser import chromium
-from tests.support.live import manage, live_server
+from tests.support.live import live_server, manage
 
 pytestmark = pytest.mark.browser
 IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
@@ -27,7 +27,7 @@ def server(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator
     fixture_model().save(model)
 
     def setup(env: dict[str, str]) -> None:
-        env["TOSSUP_WORKSHOP_BOTS"] = str(model)
+        env["TOSSUP_WORKSHOP_BOTS"] = f"{model}@{THRESHOLD}"
         manage(env, "create_organiser", ORGANISER[0], "--password-stdin", stdin=ORGANISER[1] + "\n")
 
     with live_server(tmp, redis_url, setup) as (url, _env):
@@ -106,7 +106,9 @@ def test_a_writer_sees_the_bots_buzz_move_when_the_giveaway_moves_later(server: 
         probe = page.request.post(f"{server}/workshop/api/probe", data={})
         if probe.status != 404:  # the distractor probe exists on this server: the button shows its list
             page.click("#ws-probe")
-            expect(page.locator("#ws-probe-result table, #ws-probe-result p:not(.muted)")).to_be_visible(timeout=20_000)
+            expect(page.locator("#ws-probe-result table, #ws-probe-result p:not(.muted)")).to_be_visible(
+                timeout=20_000
+            )
 
         draft_url = page.url
         tablet = browser.new_context(viewport=IPAD, has_touch=True, storage_state=laptop.storage_state())
