@@ -158,7 +158,8 @@ def first_lines_end(words: Sequence[str]) -> int:
 
 def prefix_lengths(n: int, min_tokens: int = 1) -> list[int]:
     """The prefix lengths asked: every word from ``min_tokens`` (≥ 1) up to :data:`EVERY_WORD_UP_TO`
-    words, else even steps; always the whole text."""
+    words, else even steps; always the whole text (also when shorter than ``min_tokens``: a bot that
+    never buzzes on it still has a final guess)."""
     start = max(min_tokens, 1)
     if start > n:
         return [n] if n else []
@@ -347,7 +348,7 @@ def predict(
         n = len(words)
         lengths = prefix_lengths(n, bot.min_tokens)
         scanned = bot.scan([" ".join(words[:k]) for k in lengths], lengths, n, category) if n else []
-        buzz = next(((k, g) for k, (g, c) in zip(lengths, scanned, strict=True) if c >= bot.threshold), None)
+        buzz = next(((k, g) for k, (g, c) in zip(lengths, scanned, strict=True) if c >= bot.threshold and k >= bot.min_tokens), None)
         if buzz is not None:
             out[bot.name] = {
                 "buzz_index": buzz[0] - 1,

@@ -114,3 +114,18 @@ def test_prefixes_every_word_then_in_steps() -> None:
         (2, 6),
         (6, 7),
     ]
+
+
+def test_no_buzz_before_the_bots_minimum_words(bot) -> None:
+    short = "Polonium radium Pierre."  # 3 words: the fixture bot waits for 3
+    assert workshop.predict([bot], short, ANSWER_LINE)["tfidf"]["buzz_index"] == 2
+    bot.min_tokens = 4
+    try:
+        assert workshop.predict([bot], short, ANSWER_LINE)["tfidf"] == {
+            "buzz_index": None,
+            "answer": "Marie Curie",
+            "correct": True,
+        }
+        assert workshop.analyse([bot], short, ANSWER_LINE)["bots"][0]["buzz"] is None
+    finally:
+        bot.min_tokens = 3
