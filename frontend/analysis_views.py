@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from competition.roles import is_organiser, organiser_required
 from frontend import analysis
-from frontend.access import is_organiser, organiser_required
 from irt import tasks
 from irt.models import Fit
 from irt.selectors import same_response_fits

@@ -10,7 +10,7 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from competition.models import MediaFile
-from frontend.access import is_organiser
+from competition.roles import is_organiser
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 

@@ -19,8 +19,9 @@ from django.views.decorators.http import require_http_methods
 
 from competition import botlaunch, services
 from competition.models import Match, Player
+from competition.roles import organiser_required
 from competition.vocabulary import FlagProblem
-from frontend.access import moderates, organiser_required, remember_token, token_matches
+from frontend.access import moderates, remember_token, token_matches
 from frontend.forms import MatchCreateForm
 from frontend.upload import PacketUploadForm
 

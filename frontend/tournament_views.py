@@ -14,8 +14,8 @@ from django.views.decorators.http import require_GET
 from competition import schedule, tournaments
 from competition.errors import TossupError
 from competition.models import Tournament
+from competition.roles import is_organiser
 from formats import qbj as qbjfmt
-from frontend.access import is_organiser
 from frontend.errors import api_error
 from irt.models import Fit
 

@@ -11,7 +11,6 @@ from frontend import (
     pages,
     recap,
     tournament_views,
-    workshop_views,
 )
 
 app_name = "frontend"
@@ -70,16 +69,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     re_path(
         rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", media_views.media_file, name="media_file"
-    ),
-    # workshop (issue 32): the writing workshop
-    path("workshop/", workshop_views.workshop_home, name="workshop"),
-    path("workshop/draft/<int:pk>/", workshop_views.workshop_draft, name="workshop_draft"),
-    path("workshop/writers/", workshop_views.workshop_writers, name="workshop_writers"),
-    path("workshop/api/answer-line", workshop_views.api_answer_line, name="workshop_answer_line"),
-    path("workshop/api/drafts/<int:pk>", workshop_views.api_draft_save, name="workshop_save"),
-    path("workshop/api/drafts/<int:pk>/analyse", workshop_views.api_draft_analyse, name="workshop_analyse"),
-    path(
-        "workshop/api/drafts/<int:pk>/versions", workshop_views.api_draft_versions, name="workshop_versions"
     ),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

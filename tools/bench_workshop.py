@@ -3,7 +3,7 @@
     .venv/bin/python -m tools.bench_workshop [--tossups 300] [--keystrokes 40] [--players 8] [--seed 1]
         [--json out.json]
 
-1. **Per-keystroke cost**: every built-in bot this server has (``frontend.workshop.load_bots``: the
+1. **Per-keystroke cost**: every built-in bot this server has (``buzzer.workshop.load_bots``: the
    TF-IDF reference bot, the Wikipedia bot, the ensemble and neural guessers when trained) analyses a
    150-word tossup (the first 150-word-or-longer 2021–22 tossup of the shared dump, cut at 150 words)
    as the page asks after a pause in typing (``buzzer.bots.workshop.analyse``: every prefix, leave-
@@ -221,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     _setup()
     from django.conf import settings
 
-    from frontend.workshop import load_bots
+    from buzzer.workshop import load_bots
     from tools.bot_evaluation import packet_tossups
 
     data = Path(settings.SHARED_DATA_DIR)

@@ -348,7 +348,14 @@ def predict(
         n = len(words)
         lengths = prefix_lengths(n, bot.min_tokens)
         scanned = bot.scan([" ".join(words[:k]) for k in lengths], lengths, n, category) if n else []
-        buzz = next(((k, g) for k, (g, c) in zip(lengths, scanned, strict=True) if c >= bot.threshold and k >= bot.min_tokens), None)
+        buzz = next(
+            (
+                (k, g)
+                for k, (g, c) in zip(lengths, scanned, strict=True)
+                if c >= bot.threshold and k >= bot.min_tokens
+            ),
+            None,
+        )
         if buzz is not None:
             out[bot.name] = {
                 "buzz_index": buzz[0] - 1,

@@ -7,7 +7,7 @@ from typing import Any
 
 from django import template
 
-from frontend.access import is_organiser
+from competition.roles import is_organiser
 
 register = template.Library()
 

@@ -1,4 +1,4 @@
-"""The workshop's pages and API (``frontend.workshop_views``) with a bot trained in the test: writers
+"""The workshop's pages and API (``buzzer.workshop_views``) with a bot trained in the test: writers
 and organisers, a writer-only account refused every organiser power, drafts one writer cannot open of
 another, autosave, versions with each bot's buzz, and the bad input (an answer line that does not
 parse, a 20,000-word paste, HTML in the text)."""
@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.test import Client
 
+from buzzer import workshop as workshop_bots
 from competition.models import Draft, DraftVersion
-from frontend import workshop as workshop_bots
 from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, VAGUE, fixture_bot
 from tests.support.factories import make_match
 

@@ -1,7 +1,7 @@
 """The writing workshop's pages and JSON API (issue 32, item 1; docs/OPERATIONS.md "Writers").
 
-Writers (``frontend.access``: the ``writers`` group, and every organiser) write tossups as drafts;
-the analysis itself is ``buzzer.bots.workshop`` (no Django), the bots ``frontend.workshop``. A writer
+Writers (``competition.roles``: the ``writers`` group, and every organiser) write tossups as drafts;
+the analysis itself is ``buzzer.bots.workshop`` (no Django), the bots ``buzzer.workshop``. A writer
 opens only their own drafts: another's is 404 (its existence is not told). Pages:
 ``/workshop/`` (drafts, a new one), ``/workshop/draft/<id>/`` (the editor), ``/workshop/writers/``
 (organisers invite writers). API (JSON, CSRF token on POSTs; errors ``{"code", "message"}``):
@@ -29,13 +29,12 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from buzzer import workshop as bots
 from buzzer.bots import workshop
 from buzzer.bots.answers import main_answer
 from competition.errors import TossupError
 from competition.models import Draft, DraftVersion
-from frontend import workshop as bots
-from frontend.access import WRITERS_GROUP, is_organiser, is_writer, organiser_required
-from frontend.errors import api_error
+from competition.roles import WRITERS_GROUP, is_organiser, is_writer, organiser_required
 
 #: A draft keeps up to this many characters of text (a 20,000-word paste fits; the analysis refuses it).
 MAX_SAVED_CHARS = 300_000
@@ -54,6 +53,11 @@ CATEGORIES = (
     "Trash",
 )
 _FIELDS = ("title", "answer_line", "category", "text")
+
+
+def api_error(error: TossupError, status: int = 400) -> JsonResponse:
+    """The API's one error shape (as ``frontend.errors.api_error``): ``{"code", "message"}``."""
+    return JsonResponse(error.to_dict(), status=status)
 
 
 def _writer_page(request: HttpRequest) -> HttpResponse | None:
@@ -107,11 +111,11 @@ def workshop_home(request: HttpRequest) -> HttpResponse:
         return login
     if request.method == "POST":
         draft = Draft.objects.create(writer=request.user, title=request.POST.get("title", "")[:200].strip())
-        return redirect("frontend:workshop_draft", pk=draft.pk)
+        return redirect("workshop:draft", pk=draft.pk)
     drafts = Draft.objects.filter(writer=request.user)
     return render(
         request,
-        "frontend/workshop.html",
+        "workshop/workshop.html",
         {"drafts": drafts, "organiser": is_organiser(request.user)},
     )
 
@@ -125,7 +129,7 @@ def workshop_draft(request: HttpRequest, pk: int) -> HttpResponse:
     bots.bots_now()  # start loading the bots while the page loads
     return render(
         request,
-        "frontend/workshop_draft.html",
+        "workshop/workshop_draft.html",
         {"draft": draft, "categories": CATEGORIES, "max_words": workshop.MAX_WORDS},
     )
 
@@ -152,7 +156,7 @@ def workshop_writers(request: HttpRequest) -> HttpResponse:
     writers = get_user_model().objects.filter(groups__name=WRITERS_GROUP).order_by("username")
     return render(
         request,
-        "frontend/workshop_writers.html",
+        "workshop/workshop_writers.html",
         {"writers": writers, "created": created, "error": error},
         status=400 if error else 200,
     )
