@@ -38,7 +38,7 @@ from scipy import sparse
 from buzzer.bots.answers import judge_key, main_answer
 from competition.game.specs import strip_marks
 from competition.vocabulary import Verdict
-from scoring.judge import judge
+from scoring.judge import judge, parse_answer_line
 
 #: Prefixes are asked at every word up to this many words, then in even steps (≤ this many prefixes).
 EVERY_WORD_UP_TO = 300
@@ -177,9 +177,11 @@ class Judged:
         self.line, self.words = answer_line, " ".join(words)
         self.count = len(words)
         self._cache: dict[tuple[str, int | None], Verdict] = {}
+        # Only "prompt before X is read"-like clauses make the position matter.
+        self._timed = any(c.timing is not None for c in parse_answer_line(answer_line).clauses)
 
     def __call__(self, guess: str, token_index: int | None = None) -> Verdict:
-        key = (guess, token_index)
+        key = (guess, token_index if self._timed else None)
         if key not in self._cache:
             if not guess.strip():
                 self._cache[key] = Verdict.REJECT

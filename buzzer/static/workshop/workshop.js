@@ -214,7 +214,7 @@
   probeButton.addEventListener("click", async () => {
     const out = $("ws-probe-result");
     out.replaceChildren(el("p", { class: "muted" }, "Probing…"));
-    const { status, data } = await post(root.dataset.probeUrl, { ...fields(), bot: pick.value }).catch(() => ({ status: 0, data: {} }));
+    const { status, data } = await post(root.dataset.probeUrl, { text: text.value, answer_line: answer.value, category: category.value, bot: pick.value }).catch(() => ({ status: 0, data: {} }));
     if (status === 404 && !data.code) {
       out.replaceChildren(el("p", { class: "muted" }, "The distractor probe is not available on this server."));
       return;
