@@ -92,12 +92,15 @@ def upload(request: HttpRequest) -> HttpResponse:
 def dashboard(request: HttpRequest, code: str) -> HttpResponse:
     """The moderator dashboard: for organisers (login) or with the match's moderator token
     (``?token=``, remembered in the session, for sharing a dashboard without an account).
-    A wrong token is 403; no token and no login goes to the login page."""
+    A wrong token is 403; no token and no login goes to the login page; a writer-only account
+    without the token is 403."""
     match = get_object_or_404(Match, join_code=code.upper())
     token = request.GET.get("token", "")
     if token and not token_matches(token, match):
         return HttpResponseForbidden("That is not this match's moderator token.")
     if not moderates(request, match, token):
+        if request.user.is_authenticated:  # a writer-only account: the login page would send it back here
+            return HttpResponseForbidden("This account is a writer's: it cannot moderate matches.")
         return redirect_to_login(request.get_full_path())
     remember_token(request, match)
     host = request.get_host()

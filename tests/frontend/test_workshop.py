@@ -45,10 +45,10 @@ def test_a_writer_only_account_has_no_organiser_power(client) -> None:
     assert writer.get("/moderator/").status_code == 403
     assert writer.get("/moderator/upload/").status_code == 403
     assert writer.get("/workshop/writers/").status_code == 403
-    assert writer.get(f"/moderator/{match.join_code}/").status_code == 302  # to the login page
+    assert writer.get(f"/moderator/{match.join_code}/").status_code == 403  # not the login page: a loop
     assert writer.get(f"/api/match/{match.join_code}/bots").status_code == 403
     assert writer.get("/api/event.qbj").status_code == 403
-    assert writer.post("/analysis/refit/").status_code in (403, 405)
+    assert writer.post("/analysis/refit/").status_code == 403
 
 
 @pytest.mark.django_db
