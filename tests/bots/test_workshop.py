@@ -129,3 +129,35 @@ def test_no_buzz_before_the_bots_minimum_words(bot) -> None:
         assert workshop.analyse([bot], short, ANSWER_LINE)["bots"][0]["buzz"] is None
     finally:
         bot.min_tokens = 3
+
+
+class KeywordNeural:
+    """A stand-in for ``NeuralGuesser`` (its ``answers``, ``top_classes``, ``probabilities``): a softmax
+    over keyword counts, so occlusion has a known answer."""
+
+    answers = ["Marie Curie", "Paris"]
+    keys = ({"polonium", "radium"}, {"seine", "louvre"})
+
+    def probabilities(self, texts):
+        counts = np.array(
+            [[sum(w.strip(".").lower() in k for w in t.split()) for k in self.keys] for t in texts]
+        )
+        e = np.exp(2.0 * counts)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def top_classes(self, texts, k):
+        p = self.probabilities(texts)
+        order = np.argsort(-p, axis=1)[:, :k]
+        return order, np.take_along_axis(p, order, axis=1)
+
+
+def test_the_neural_guesser_buzzes_on_its_softmax_and_explains_by_occlusion() -> None:
+    bot = workshop.NeuralBot(KeywordNeural())
+    result = workshop.analyse([bot], VAGUE + GIVEAWAY, ANSWER_LINE)["bots"][0]
+    n_vague = len(VAGUE.split())
+    assert result["buzz"]["answer"] == "Marie Curie" and result["buzz"]["index"] >= n_vague
+    assert result["method"] == "occlusion"
+    assert {d["word"].strip(".") for d in result["drivers"]} == {"polonium", "radium"}
+    # without the giveaway sentence: no keyword left, P(Curie) from 1 / (1 + e^-4) to 1/2
+    assert result["sentences"][-1]["drop"] == pytest.approx(1 / (1 + np.exp(-4)) - 0.5, abs=1e-3)
+    assert [s["drop"] for s in result["sentences"][:-1]] == [0.0, 0.0]
