@@ -125,7 +125,7 @@
 
   function botCard(b, data) {
     const card = el("article", { class: "ws-bot", "data-bot": b.name });
-    card.append(el("h3", {}, b.label));
+    card.append(el("h3", {}, b.label, " ", el("span", { class: "muted small" }, `(${Math.round(b.elapsed_ms)} ms, free: runs on this server)`)));
     const guesses = el("ol", { class: "ws-guesses", "aria-label": `${b.label}: top guesses at the current text` });
     for (const g of b.guesses) {
       const conf = g.confidence !== undefined ? ` — confidence ${(g.confidence * 100).toFixed(0)} %` : ` — score ${g.score.toFixed(3)}`;
