@@ -630,3 +630,45 @@ class DeskEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} by {self.actor_label} at {self.at:%H:%M:%S}"
+
+
+# --- workshop (issue 32): writers' drafts and their saved versions ---------------------------------
+
+
+class Draft(models.Model):
+    """A tossup a writer is writing in the workshop (``/workshop/``): its ``answer_line`` (judge
+    grammar), ``category`` and ``text``, autosaved as the writer types; only its ``writer`` opens it."""
+
+    writer = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="drafts")
+    title = models.CharField(max_length=200, blank=True)
+    answer_line = models.TextField(blank=True)
+    category = models.CharField(max_length=50, blank=True)
+    text = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"draft {self.pk}"
+
+
+class DraftVersion(models.Model):
+    """A version the writer saved: the draft's fields then, and ``predictions``, each bot's predicted
+    buzz at that text (``buzzer.bots.workshop.predict``: ``{bot: {"buzz_index", "answer", "correct"}}``)."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    answer_line = models.TextField()
+    category = models.CharField(max_length=50, blank=True)
+    text = models.TextField()
+    predictions = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        unique_together = [("draft", "number")]
+        ordering = ["draft_id", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.draft} v{self.number}"

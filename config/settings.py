@@ -232,6 +232,10 @@ SHARED_DATA_DIR = Path(env("TOSSUP_SHARED_DATA", default=str(BASE_DIR.parent / "
 BOT_TFIDF_TRAIN = env("TOSSUP_BOT_TFIDF_TRAIN", default="")
 BOT_CACHE_DIR = Path(env("TOSSUP_BOT_CACHE_DIR", default=str(VAR_DIR / "cache")))
 BOT_LLM_ENDPOINTS = env("TOSSUP_LLM_ENDPOINTS", default="")
+# workshop (issue 32): comma-separated TF-IDF model files (TfidfGuesser.save; PATH@THRESHOLD buzzes at
+# that confidence after 3 words) the writing workshop asks instead of the built-in bots (tests; empty:
+# the built-in bots this server has).
+WORKSHOP_BOTS = env("TOSSUP_WORKSHOP_BOTS", default="")
 
 LOGGING = {
     "version": 1,

@@ -1,5 +1,7 @@
 """Who may moderate a match: a logged-in organiser, the match's moderator token (a shared dashboard
-link, or the ``X-Moderator-Token`` header), or a session that opened such a link before."""
+link, or the ``X-Moderator-Token`` header), or a session that opened such a link before.
+
+Who is an organiser (a writer-only account is not): ``competition.roles``."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from django.http import HttpRequest, JsonResponse
 
 from competition.errors import TossupError
 from competition.models import Match
+from competition.roles import is_organiser
 from frontend.errors import api_error
 
 SESSION_TOKENS = "moderator_tokens"  # session key: {join_code: moderator token}
@@ -29,7 +32,7 @@ def token_matches(token: str, match: Match) -> bool:
 def moderates(request: HttpRequest, match: Match, token: str = "") -> bool:
     """May this request moderate ``match``? A logged-in organiser, the match's moderator
     ``token`` (a shared dashboard link), or a session that opened such a link before."""
-    if request.user.is_authenticated:
+    if is_organiser(request.user):
         return True
     remembered = request.session.get(SESSION_TOKENS, {}).get(match.join_code, "")
     return token_matches(token, match) or token_matches(remembered, match)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 from kombu.exceptions import OperationalError as KombuOperationalError
 
+from competition.roles import is_organiser, organiser_required
 from frontend import analysis
 from irt import tasks
 from irt.models import Fit
@@ -31,7 +31,7 @@ def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpRespon
     very same responses as this one (``irt.selectors.same_response_fits``)."""
     fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
     include_flagged = request.GET.get("flagged") == "1"
-    reveal = request.user.is_authenticated
+    reveal = is_organiser(request.user)
     context: dict[str, Any] = (
         analysis.fit_context(fit, include_flagged, reveal_answers=reveal)
         if fit is not None
@@ -54,13 +54,13 @@ def analysis_subject(request: HttpRequest, fit_id: int, subject: str) -> HttpRes
     interval, rank, and its responses with buzz positions (answer lines of tossups in unended
     matches for logged-in users only). 404 for an unknown fit or subject."""
     fit = get_object_or_404(Fit, pk=fit_id)
-    context = analysis.subject_context(fit, subject, reveal_answers=request.user.is_authenticated)
+    context = analysis.subject_context(fit, subject, reveal_answers=is_organiser(request.user))
     if context is None:
         raise Http404(f"no subject {subject!r} in fit {fit_id}")
     return render(request, "frontend/analysis_subject.html", context)
 
 
-@login_required
+@organiser_required
 @require_POST
 def analysis_refit(request: HttpRequest) -> HttpResponse:
     """ "Refit now" (organisers and analysts: login, CSRF): queue ``irt.tasks.refit`` of the

@@ -12,7 +12,6 @@ import json
 from typing import Any
 
 import segno
-from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render
@@ -22,6 +21,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from competition import review, services, tournaments
 from competition.errors import TossupError
 from competition.models import DeskEntry, Match, Tournament, TournamentGame, TournamentRoom
+from competition.roles import organiser_required
 from frontend.access import moderated_match, remember_token
 from frontend.errors import api_error
 from frontend.tournament_forms import TournamentCreateForm
@@ -113,7 +113,7 @@ def _games_for_review(t: Tournament) -> list[dict[str, Any]]:
     return out
 
 
-@login_required
+@organiser_required
 @require_GET
 def control_page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The director's control page: rooms (state, current game, pairing code and QR code, help
@@ -331,7 +331,7 @@ def room_pair(request: HttpRequest, code: str) -> HttpResponse:
 # --- a new tournament from the web ------------------------------------------------------------
 
 
-@login_required
+@organiser_required
 @require_http_methods(["GET", "POST"])
 def tournament_new(request: HttpRequest) -> HttpResponse:
     """The "new tournament" form (organisers: login); the creator becomes its director. A refused

@@ -13,7 +13,7 @@ from competition.errors import TossupError
 from competition.game import EventName
 from competition.models import Match, MatchEvent
 from formats import qbj as qbjfmt
-from frontend.access import moderated_match
+from frontend.access import is_organiser, moderated_match
 from frontend.errors import api_error
 from irt import exports
 from irt.models import Fit
@@ -64,7 +64,7 @@ def api_match_export(request: HttpRequest, code: str, fmt: str) -> HttpResponse:
 def api_event_export(request: HttpRequest) -> HttpResponse:
     """Every ended match as one QBJ tournament file; ``?tournament=NAME`` keeps the matches
     imported from that tournament. Organisers only (login; 403 otherwise)."""
-    if not request.user.is_authenticated:
+    if not is_organiser(request.user):
         return api_error(TossupError("forbidden", "needs an organiser login"), status=403)
     matches = Match.objects.filter(status=Match.Status.ENDED).order_by("id")
     tournament = request.GET.get("tournament", "")

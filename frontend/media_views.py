@@ -10,6 +10,7 @@ from django.http import FileResponse, Http404, HttpRequest
 from django.views.decorators.http import require_GET
 
 from competition.models import MediaFile
+from competition.roles import is_organiser
 
 PLOTLY_JS = Path(plotly.__file__).resolve().parent / "package_data" / "plotly.min.js"
 
@@ -28,7 +29,7 @@ def media_file(request: HttpRequest, sha256: str) -> FileResponse:
     has revealed yet unless the user is a logged-in organiser (the moderator's preview). Served
     with its stored type, ``nosniff`` and a sandboxing CSP (an SVG image cannot run script here)."""
     media = MediaFile.objects.filter(sha256=sha256).first()
-    if media is None or not (media.revealed or request.user.is_authenticated):
+    if media is None or not (media.revealed or is_organiser(request.user)):
         raise Http404("no such media file")
     response = FileResponse(media.file.open("rb"), content_type=media.mime)
     response["X-Content-Type-Options"] = "nosniff"

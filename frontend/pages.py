@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse, HttpResponseForbidden
 from django.middleware.csrf import get_token
@@ -20,6 +19,7 @@ from django.views.decorators.http import require_http_methods
 
 from competition import botlaunch, services
 from competition.models import Match, Player
+from competition.roles import organiser_required
 from competition.vocabulary import FlagProblem
 from frontend import desk_views
 from frontend.access import moderates, remember_token, token_matches
@@ -33,7 +33,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "frontend/home.html")
 
 
-@login_required
+@organiser_required
 @require_http_methods(["GET", "POST"])
 def moderator(request: HttpRequest) -> HttpResponse:
     """The "new match" form (CSRF-protected: the moderator token lands in the session) and
@@ -79,7 +79,7 @@ def moderator(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@organiser_required
 @require_http_methods(["GET", "POST"])
 def upload(request: HttpRequest) -> HttpResponse:
     """Upload a question file (``frontend.upload``); organisers only (login). A refused file is
@@ -93,12 +93,15 @@ def upload(request: HttpRequest) -> HttpResponse:
 def dashboard(request: HttpRequest, code: str) -> HttpResponse:
     """The moderator dashboard: for organisers (login) or with the match's moderator token
     (``?token=``, remembered in the session, for sharing a dashboard without an account).
-    A wrong token is 403; no token and no login goes to the login page."""
+    A wrong token is 403; no token and no login goes to the login page; a writer-only account
+    without the token is 403."""
     match = get_object_or_404(Match, join_code=code.upper())
     token = request.GET.get("token", "")
     if token and not token_matches(token, match):
         return HttpResponseForbidden("That is not this match's moderator token.")
     if not moderates(request, match, token):
+        if request.user.is_authenticated:  # a writer-only account: the login page would send it back here
+            return HttpResponseForbidden("This account is a writer's: it cannot moderate matches.")
         return redirect_to_login(request.get_full_path())
     remember_token(request, match)
     host = request.get_host()

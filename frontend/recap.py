@@ -23,6 +23,7 @@ from django.utils.safestring import SafeString, mark_safe
 from competition import spectators
 from competition.exports import play_log
 from competition.models import Match
+from competition.roles import is_organiser
 from competition.vocabulary import Ruling
 
 #: A ruling as the recap says it.
@@ -40,7 +41,7 @@ _KEPT_TAG = re.compile(r"&lt;(/?)(b|u|i|em|strong)&gt;", re.IGNORECASE)
 def recap(request: HttpRequest, code: str) -> HttpResponse:
     """The recap page of the match with join code ``code`` (any status); 404 for an unknown code."""
     match = get_object_or_404(Match, join_code=code.strip().upper())
-    if not request.user.is_authenticated:  # a spectator: the tournament's public feed decides
+    if not is_organiser(request.user):  # a spectator: the tournament's public feed decides
         feed = spectators.match_policy(match.id)
         if not (
             feed.player_names

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from competition import review, schedule, spectators, tournament_stats, tournaments
 from competition.errors import TossupError
 from competition.models import Match, Tournament
+from competition.roles import is_organiser
 from formats import qbj as qbjfmt
 from frontend.errors import api_error
 from irt.models import Fit
@@ -29,7 +30,7 @@ REFRESH_S = 10
 
 def _viewer(request: HttpRequest, t: Tournament) -> tuple[spectators.FeedPolicy, dict[str, str]]:
     """An organiser (login) sees everything; anyone else the tournament's public feed."""
-    if request.user.is_authenticated:
+    if is_organiser(request.user):
         return spectators.OPEN, {}
     return spectators.tournament_policy(t)
 
@@ -70,7 +71,7 @@ def _context(request: HttpRequest, t: Tournament) -> dict[str, object]:
     done = tournaments.results(t)
     policy, names = _viewer(request, t)
     rounds: dict[int, list[dict[str, object]]] = {}
-    organiser = request.user.is_authenticated
+    organiser = is_organiser(request.user)
     games = list(t.games.select_related("home", "away", "match", "packet"))
     states = review.review_states(games)
     for g in games:
@@ -140,7 +141,7 @@ def api_standings(request: HttpRequest, tournament_id: int) -> JsonResponse:
 @require_GET
 def api_tournament_export(request: HttpRequest, tournament_id: int) -> HttpResponse:
     """The tournament's ended games as one QBJ file. Organisers only (login; 403 otherwise)."""
-    if not request.user.is_authenticated:
+    if not is_organiser(request.user):
         return api_error(TossupError("forbidden", "needs an organiser login"), status=403)
     t = get_object_or_404(Tournament, pk=tournament_id)
     response = HttpResponse(
@@ -151,7 +152,7 @@ def api_tournament_export(request: HttpRequest, tournament_id: int) -> HttpRespo
 
 
 def _organiser_download(request: HttpRequest, tournament_id: int) -> Tournament | HttpResponse:
-    if not request.user.is_authenticated:
+    if not is_organiser(request.user):
         return api_error(TossupError("forbidden", "needs an organiser login"), status=403)
     return get_object_or_404(Tournament, pk=tournament_id)
 
