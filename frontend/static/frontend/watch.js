@@ -6,6 +6,7 @@ import {
   MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, rankTeams, renderHeader, renderWords,
   resultText, setConn, teamName,
 } from "./match.js";
+import { periodsHtml } from "./periods.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
@@ -152,8 +153,15 @@ function render() {
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;
   renderBonus();
   renderFinal();
+  renderPeriods();
   fit();
 }
+
+/** The half or OVERTIME, a running timeout's countdown and each team's timeouts left. */
+function renderPeriods() {
+  $("periods").innerHTML = m.status === "ended" ? "" : periodsHtml(m);
+}
+setInterval(() => { if (m && m.periods.timeout) renderPeriods(); }, 500);
 
 window.addEventListener("resize", () => { if (m) render(); });
 // An image clue changes the height once it has loaded.
