@@ -38,8 +38,8 @@ from typing import Any
 
 from competition import game
 from competition.game import EventName
-from competition.selectors import load_state
 from competition.models import Bonus, BonusPartResult, Buzz, Match, MatchEvent, Player, Team, Tossup
+from competition.selectors import load_state
 from competition.vocabulary import UNCOUNTED_RULINGS, BonusDecision, Ruling, SeatKind
 from formats import qbj as qbjfmt
 from formats import runner

@@ -505,7 +505,9 @@ def substitute(
     return moderate(match_id=match_id, command=cmd, now=now, command_id=command_id)
 
 
-def call_timeout(*, match_id: int, team_id: int, now: float | None = None, command_id: str = "") -> store.Applied:
+def call_timeout(
+    *, match_id: int, team_id: int, now: float | None = None, command_id: str = ""
+) -> store.Applied:
     """Team ``team_id`` calls a timeout (``game.CallTimeout``), the moderator records it, between
     questions only. Raises RuleViolation ``unknown_team``, ``bad_phase`` or ``no_timeouts_left``."""
     return moderate(match_id=match_id, command=game.CallTimeout(team_id), now=now, command_id=command_id)

@@ -132,7 +132,9 @@ class Preset:
 def _check_format(preset: Preset) -> None:
     """The match-format fields' ranges (as in ``scoring/preset.schema.json``)."""
     if any(p not in SUBSTITUTION_POINTS for p in preset.substitutions):
-        raise ValueError(f"substitutions: each one of {SUBSTITUTION_POINTS}, got {list(preset.substitutions)}")
+        raise ValueError(
+            f"substitutions: each one of {SUBSTITUTION_POINTS}, got {list(preset.substitutions)}"
+        )
     if preset.timeouts_per not in TIMEOUT_PERIODS:
         raise ValueError(f"timeouts_per must be one of {TIMEOUT_PERIODS}")
     for name in ("players_per_team", "tossups_per_half"):

@@ -474,7 +474,14 @@ def lineups_and_periods() -> Recorder:
     return r
 
 
-STREAMS = (lobby_and_clock, tossup_rulings, corrections, hybrid_seats, media_and_auto_rule, lineups_and_periods)
+STREAMS = (
+    lobby_and_clock,
+    tossup_rulings,
+    corrections,
+    hybrid_seats,
+    media_and_auto_rule,
+    lineups_and_periods,
+)
 
 
 def fixture() -> str:

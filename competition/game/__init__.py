@@ -55,6 +55,7 @@ from .commands import (
 from .corrections import MAX_REASON, PART_CORRECTIONS, TOSSUP_CORRECTIONS
 from .events import EventName
 from .flow import MAX_PACE
+from .lineups import active_players, tossups_heard
 from .machine import apply
 from .records import (
     Adjustment,
@@ -91,7 +92,6 @@ from .state import (
     records_to_dict,
 )
 from .tokens import MEDIA_URL, MediaToken, Token, tokens_json, words_text
-from .lineups import active_players, tossups_heard
 from .view import apply_event, event_audiences, view
 
 __all__ = [

@@ -30,8 +30,8 @@ from .events import (
     BonusSuggested,
 )
 from .flow import after_question
-from .lineups import require_active
 from .guards import current_bonus, require_running, score_table, seated_player
+from .lineups import require_active
 from .records import BonusRuling, PartResult, PendingAnswer, Suggestion
 from .specs import BonusSpec, PlayerSpec
 from .state import BonusRun, MatchState

@@ -13,8 +13,8 @@ from .bonus import start_bonus
 from .commands import Adjust, CorrectRuling, Event, Protest, RuleViolation
 from .events import BonusWithdrawn, EventName, PointsAdjusted, RulingCorrected, TossupReplayed
 from .flow import go_between, start_tossup
-from .periods import bonuses_in_play
 from .guards import require_running, score_table
+from .periods import bonuses_in_play
 from .proposals import close_proposals
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
 from .state import MatchState

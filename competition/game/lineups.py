@@ -76,7 +76,12 @@ def seat_joined(st: MatchState, player: PlayerSpec) -> None:
     if limit is None or len(active) < limit:
         active.append(player.player_id)
     first = 0 if st.status == MatchStatus.LOBBY else st.tossup_index + 1
-    entry = {"team_id": team_id, "players": active, "first_tossup": first, "reason": BREAK_REASONS[Break.NONE]}
+    entry = {
+        "team_id": team_id,
+        "players": active,
+        "first_tossup": first,
+        "reason": BREAK_REASONS[Break.NONE],
+    }
     st.lineups = [*st.lineups, entry]
 
 

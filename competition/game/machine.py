@@ -22,11 +22,11 @@ from .clock import Due, deadlines, pause, resume, set_speed
 from .commands import (
     AddTeam,
     Adjust,
-    CallTimeout,
     Answer,
     BonusAnswer,
     BonusSuggestion,
     Buzz,
+    CallTimeout,
     Command,
     ConfirmBuzz,
     CorrectRuling,

@@ -11,8 +11,8 @@ comes after tossup H (its bonus included). A tie for the lead after tossup 2H se
 overtime on the packet's next tossups (2H + 1, …): ``overtime_tossups`` of them are read, then
 the match ends after the first tossup (and bonus, if any) that leaves the lead untied (sudden
 death; with ``overtime_tossups`` 0 that is the first). No bonus is read in overtime unless
-``overtime_bonuses``. A packet that runs out ends the match, tied or not. Without halves every
-tossup of the packet is read and a tie stands.
+``overtime_bonuses``. A packet that runs out ends the match, tied or not. Without halves (none in
+the preset, or a packet shorter than 2H tossups) every tossup of the packet is read and a tie stands.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ def half(st: MatchState) -> int:
 
 
 def regulation(st: MatchState) -> int | None:
-    """How many tossups regulation reads (None: no halves, the whole packet)."""
+    """How many tossups regulation reads (None: no halves, the whole packet is read: the preset
+    has none, or the packet is shorter than two halves, e.g. a short practice match)."""
     per_half = st.config.preset.tossups_per_half
-    return None if per_half is None else 2 * per_half
+    return None if per_half is None or len(st.tossups) < 2 * per_half else 2 * per_half
 
 
 def tied_for_lead(st: MatchState) -> bool:
@@ -76,7 +77,7 @@ def periods_view(st: MatchState) -> dict[str, Any]:
     return {
         "half": half(st),
         "overtime": bool(st.periods.get("overtime")),
-        "tossups_per_half": st.config.preset.tossups_per_half,
+        "tossups_per_half": None if regulation(st) is None else st.config.preset.tossups_per_half,
         "timeouts": st.config.preset.timeouts,
         "timeouts_per": st.config.preset.timeouts_per,
         "timeouts_left": timeouts_left(st),
@@ -92,7 +93,9 @@ def next_break(st: MatchState) -> Break | None:
     if read >= len(st.tossups):
         return None
     per_half, total = st.config.preset.tossups_per_half, regulation(st)
-    if per_half is None or total is None or read < total:
+    if per_half is None or total is None:
+        return Break.NONE
+    if read < total:
         return Break.HALFTIME if read == per_half else Break.NONE
     if read == total:
         return Break.BEFORE_OVERTIME if tied_for_lead(st) else None
@@ -142,7 +145,13 @@ def call_timeout(st: MatchState, cmd: CallTimeout, now: float, ev: list[Event]) 
     ends_at = now + length
     if st.between_deadline is not None:
         st.between_deadline = max(st.between_deadline, ends_at)
-    called = {"team_id": cmd.team_id, "after": st.tossup_index, "half": half(st), "at": now, "ends_at": ends_at}
+    called = {
+        "team_id": cmd.team_id,
+        "after": st.tossup_index,
+        "half": half(st),
+        "at": now,
+        "ends_at": ends_at,
+    }
     current = {"team_id": cmd.team_id, "length": length, "ends_at": ends_at}
     st.periods = {**st.periods, "timeouts": [*st.periods.get("timeouts", []), called], "timeout": current}
     ev.append(TimeoutCalled(cmd.team_id, length, ends_at, left - 1, st.between_deadline).event())

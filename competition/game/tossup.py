@@ -26,9 +26,9 @@ from .bonus import start_bonus
 from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
 from .events import BuzzLost, BuzzReceived, BuzzWon, Race, TossupEnded, TossupRevealed, Words
 from .flow import after_question
+from .guards import current_tossup, require_running, score_table, seated_player
 from .lineups import require_active
 from .periods import bonuses_in_play
-from .guards import current_tossup, require_running, score_table, seated_player
 from .proposals import close_proposals, divert_bot_buzz
 from .records import Candidate, WinningBuzz
 from .specs import PlayerSpec

@@ -37,7 +37,9 @@ async def test_a_timeout_and_a_substitution_from_the_moderators_socket() -> None
     called, _ = await until(watcher, is_event("timeout_called"))
     assert called["data"]["team_id"] == red["team_id"] and called["data"]["left"] == 0
     before = await head_seq(match)
-    error = await send(2, name="substitute", team_id=red["team_id"], player_in=blue_seat, player_out=red_seats[0])
+    error = await send(
+        2, name="substitute", team_id=red["team_id"], player_in=blue_seat, player_out=red_seats[0]
+    )
     assert error["type"] == "error" and error["code"] == "unknown_player"
     assert await head_seq(match) == before
     ack = await send(3, name="substitute", team_id=red["team_id"], player_out=red_seats[0])

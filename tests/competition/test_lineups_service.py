@@ -64,12 +64,21 @@ def test_substitutions_and_timeouts_through_the_services_and_the_qbj_export() ->
     run(match, game.End(), 10)
 
     doc = exports.qbj_document([match])
-    names = {p["id"]: p["name"] for o in doc["objects"] if o["type"] == "Registration" for t in o["teams"] for p in t["players"]}
+    names = {
+        p["id"]: p["name"]
+        for o in doc["objects"]
+        if o["type"] == "Registration"
+        for t in o["teams"]
+        for p in t["players"]
+    }
     (m,) = [o for o in doc["objects"] if o["type"] == "Match"]
     red_qbj = m["match_teams"][0]
     heard = {names[p["player"]["$ref"]]: p["tossups_heard"] for p in red_qbj["match_players"]}
     assert heard == {"alice": 3, "amy": 1, "ava": 3, "ada": 3, "abi": 2}
-    lineups = [(lu["first_question"], lu["reason"], [names[p["$ref"]] for p in lu["players"]]) for lu in red_qbj["lineups"]]
+    lineups = [
+        (lu["first_question"], lu["reason"], [names[p["$ref"]] for p in lu["players"]])
+        for lu in red_qbj["lineups"]
+    ]
     assert lineups == [
         (1, "initial", ["alice", "amy", "ava", "ada"]),
         (2, "other_timeout", ["alice", "abi", "ava", "ada"]),

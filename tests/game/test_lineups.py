@@ -39,7 +39,9 @@ def match(tossups: int = 6, **fmt: Any) -> Driver:
     base = make_state(tossups=tossups, bonuses=tossups, auto_advance=False)
     fmt.setdefault("substitutions", ("between_tossups",))
     preset = replace(load_preset("naqt"), **fmt)
-    return Driver(new_match(replace(base.config, preset=preset), base.teams, base.players, base.tossups, base.bonuses))
+    return Driver(
+        new_match(replace(base.config, preset=preset), base.teams, base.players, base.tossups, base.bonuses)
+    )
 
 
 def now(d: Driver) -> float:
@@ -83,7 +85,11 @@ def follow_views(d: Driver, cmd: Any, at: float) -> None:
 
 def test_a_seat_beyond_the_limit_sits_on_the_bench_and_may_not_buzz() -> None:
     d = match(players_per_team=1)
-    assert view(d.state, Audience.ALL)["lineups"] == {str(TEAM_A): [HUMAN_A], str(TEAM_B): [HUMAN_B], str(TEAM_BOT): [BOT]}
+    assert view(d.state, Audience.ALL)["lineups"] == {
+        str(TEAM_A): [HUMAN_A],
+        str(TEAM_B): [HUMAN_B],
+        str(TEAM_BOT): [BOT],
+    }
     d.do(Start(), T0)
     d.run_until(T0 + 1)
     assert refused(d, Buzz(HUMAN_A2, d.state.tossup.question_id, 0), T0 + 1) == "benched"
@@ -190,7 +196,9 @@ def test_timeouts_between_questions_within_the_allowance() -> None:
 def test_a_timeout_holds_the_next_tossup_when_the_match_goes_on_by_itself() -> None:
     base = make_state(tossups=3, bonuses=3, between_questions=5.0)
     preset = replace(load_preset("naqt"), timeouts=2, timeout_seconds=20.0)
-    d = Driver(new_match(replace(base.config, preset=preset), base.teams, base.players, base.tossups, base.bonuses))
+    d = Driver(
+        new_match(replace(base.config, preset=preset), base.teams, base.players, base.tossups, base.bonuses)
+    )
     d.do(Start(), T0)
     d.do(Skip(), T0 + 1)
     assert d.state.between_deadline == T0 + 6
@@ -287,3 +295,15 @@ def test_shipped_presets_follow_their_rules() -> None:
     assert "timeout" in naqt.substitutions and "timeout" not in acf.substitutions
     assert Preset.from_dict(acf.to_dict()) == acf
     assert isinstance(MatchConfig(acf).preset.substitutions, tuple)
+
+
+def test_a_packet_shorter_than_two_halves_is_read_through() -> None:
+    d = match(tossups=3, tossups_per_half=2)
+    assert view(d.state, Audience.ALL)["periods"]["tossups_per_half"] is None
+    d.do(Start(), T0)
+    for _ in range(2):
+        skip_question(d)
+        d.do(Next(), now(d))
+    skip_question(d)
+    assert not d.all(EventName.HALFTIME) and not d.all(EventName.OVERTIME_STARTED)
+    assert d.state.status == MatchStatus.ENDED and d.state.tossup_index == 2
