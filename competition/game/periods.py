@@ -130,8 +130,9 @@ def leave_break(st: MatchState) -> None:
 def call_timeout(st: MatchState, cmd: CallTimeout, now: float, ev: list[Event]) -> None:
     """Team ``cmd.team_id``'s timeout, between questions only: the next tossup starts no sooner
     than its end (when the match goes on by itself; the moderator's Next may still cut it
-    short). Refuses ``unknown_team``, ``bad_phase`` (not between questions, or the match not
-    running, paused included) and ``no_timeouts_left``."""
+    short). Per-half allowances count a timeout at halftime (or in overtime) in the second half.
+    Refuses ``unknown_team``, ``bad_phase`` (not between questions, or the match not running,
+    paused included) and ``no_timeouts_left``."""
     if st.team(cmd.team_id) is None:
         raise RuleViolation("unknown_team")
     require_running(st)
