@@ -322,6 +322,20 @@ COMMANDS: dict[str, CommandSpec] = {
         },
         "decide on the open bonus part for the controlling team (consult: the suggestion is judged)",
     ),
+    "substitute": CommandSpec(
+        game.Substitute,
+        {
+            "team_id": Field(_INT, "the team"),
+            "player_in": Field(_INT, "a bench seat of that team coming in", required=False),
+            "player_out": Field(_INT, "an active seat of that team going out", required=False),
+        },
+        "change a team's lineup, in the lobby or at a break the preset allows (`lineup_changed`)",
+    ),
+    "timeout": CommandSpec(
+        game.CallTimeout,
+        {"team_id": Field(_INT, "the team calling it")},
+        "a team's timeout, between questions, within the preset's allowance (`timeout_called`)",
+    ),
 }
 # Larger frames are refused unparsed (UTF-8: ≤ 4 bytes a character): by the launcher's uvicorn
 # before reading them (tools.launcher), by the consumer with a close 1009 under any server.

@@ -56,6 +56,10 @@ RULE_CODES: dict[str, str] = {
     "already_decided": "the captain already decided on this bonus part",
     "no_suggestion": "consult with no suggestion from the team's AI on this part",
     "bots_suggest": "a bot's bonus answer on a team with a human captain: the bot suggests, the captain decides",
+    "benched": "a buzz or answer from a seat on its team's bench",
+    "lineup_full": "a substitution that would put more players in than the preset allows",
+    "no_substitution": "a substitution where the format allows none (mid-tossup, or not at this break)",
+    "no_timeouts_left": "a timeout from a team that has used its allowance",
 }
 
 # The service's refusals (``ServiceError.code``).

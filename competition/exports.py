@@ -16,7 +16,9 @@ its seats before the part was ruled), ``adjustments`` and ``protests``.
 
 * QBJ (``formats.qbj``): one Tournament file for one match or many; teams and players named by
   their identities' handles (``Competitor``: one registration entry per identity, never per display
-  name); per match the teams' players and one initial lineup (everyone seated), per-player answer counts of the rulings that stand
+  name); per match the teams' players with the tossups each heard (``competition.game.tossups_heard``
+  over the lineup log) and the lineups (the initial one, then each substitution's, in QBJ's
+  reasons), per-player answer counts of the rulings that stand
   (undone and replayed ones left out), per-tossup buzzes with ``buzz_position.word_index`` (the
   0-based token index) and the controlling team's bonus parts. Moderator adjustments are not QBJ
   fields: they are listed in the match's ``notes``.
@@ -31,10 +33,13 @@ import io
 import json
 import zipfile
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
+from competition import game
 from competition.game import EventName
 from competition.models import Bonus, BonusPartResult, Buzz, Match, MatchEvent, Player, Team, Tossup
+from competition.selectors import load_state
 from competition.vocabulary import UNCOUNTED_RULINGS, BonusDecision, Ruling, SeatKind
 from formats import qbj as qbjfmt
 from formats import runner
@@ -295,23 +300,24 @@ def qbj_match(
             f"{team_label.get(a.get('team_id'), '?')} {a.get('points', 0):+d} ({a.get('reason', '')})"
             for a in adjustments
         )
+    state = load_state(match.id)  # the row as stored now (``match`` may be an older copy)
+    heard = game.tossups_heard(state)
     match_teams = []
     for t in teams:
         members = [p for p in players if p.team_id == t.id]
         lines = tuple(
             qbjfmt.MatchPlayer(
                 player_label[p.id],
-                len(log),
+                heard.get(p.id, 0),
                 tuple(
                     qbjfmt.AnswerCount(v, n) for v, n in sorted(counts.get(p.id, {}).items(), reverse=True)
                 ),
             )
             for p in members
         )
-        lineup = (
-            (qbjfmt.Lineup(1, tuple(player_label[p.id] for p in members), "initial"),)
-            if members and log
-            else ()
+        lineup = tuple(
+            qbjfmt.Lineup(first + 1, tuple(player_label[pid] for pid in seats if pid in player_label), reason)
+            for first, seats, reason in _lineups(state, t.id, len(log))
         )
         match_teams.append(
             qbjfmt.MatchTeam(
@@ -340,6 +346,23 @@ def qbj_match(
         for t in teams
     ]
     return record, regs
+
+
+def _lineups(state: game.MatchState, team_id: int, read: int) -> list[tuple[int, list[int], str]]:
+    """Team ``team_id``'s lineups as QBJ lists them: ``(first tossup 0-based, seat ids, reason)``,
+    the initial one first, then each change that heard a tossup of the ``read`` ones (several
+    changes at one break count as the last; one that changed nobody is left out)."""
+    initial = game.active_players(replace(state, lineups=[]), team_id)
+    out: list[tuple[int, list[int], str]] = [(0, initial, "initial")] if read else []
+    for entry in state.lineups:
+        if entry["team_id"] != team_id or entry["first_tossup"] >= read:
+            continue
+        if out and out[-1][0] == entry["first_tossup"]:
+            reason = "initial" if entry["first_tossup"] == 0 else entry["reason"]
+            out[-1] = (entry["first_tossup"], entry["players"], reason)
+        elif not out or out[-1][1] != entry["players"]:
+            out.append((entry["first_tossup"], entry["players"], entry["reason"]))
+    return [lu for lu in out if lu[1]]
 
 
 def _label(row: Team | Player) -> str:

@@ -488,6 +488,31 @@ def moderate(
     )
 
 
+def substitute(
+    *,
+    match_id: int,
+    team_id: int,
+    player_in: int | None = None,
+    player_out: int | None = None,
+    now: float | None = None,
+    command_id: str = "",
+) -> store.Applied:
+    """The moderator changes team ``team_id``'s lineup (``game.Substitute``: ``player_in`` from its
+    bench, ``player_out`` to it), in the lobby or at a break the preset allows. Raises
+    RuleViolation ``unknown_team``, ``unknown_player`` (a seat not on that team's roster),
+    ``no_substitution``, ``lineup_full`` or ``bad_value``; nothing is stored then."""
+    cmd = game.Substitute(team_id, player_in, player_out)
+    return moderate(match_id=match_id, command=cmd, now=now, command_id=command_id)
+
+
+def call_timeout(
+    *, match_id: int, team_id: int, now: float | None = None, command_id: str = ""
+) -> store.Applied:
+    """Team ``team_id`` calls a timeout (``game.CallTimeout``), the moderator records it, between
+    questions only. Raises RuleViolation ``unknown_team``, ``bad_phase`` or ``no_timeouts_left``."""
+    return moderate(match_id=match_id, command=game.CallTimeout(team_id), now=now, command_id=command_id)
+
+
 def rename(
     *, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None
 ) -> store.Applied:

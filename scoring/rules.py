@@ -37,6 +37,17 @@ class Preset:
     part): ``consult_deflation_mode`` "dynamic" subtracts ``consult_deflation[weight_class]``
     of the consulted bot (missing class = 0), "static" subtracts ``consult_static_deflation``.
     The shape of a preset file is ``scoring/preset.schema.json``.
+
+    The match's format (``competition.game.lineups`` / ``periods``; docs/OPERATIONS.md):
+    ``players_per_team`` active players at most (None: no limit; a seat beyond it joins the
+    bench); ``substitutions``: where a lineup may change once the match runs, any of
+    ``SUBSTITUTION_POINTS`` (between_tossups: any break; halftime; before_overtime; timeout: a
+    break in which a timeout was called); ``timeouts`` per team per ``timeouts_per`` (game|half)
+    of ``timeout_seconds``; ``tossups_per_half`` (None: no halves, every tossup of the packet is
+    read and there is no overtime); a tie after the regulation's ``2 × tossups_per_half`` goes to
+    overtime on the packet's next tossups: ``overtime_tossups`` are read (0: straight to sudden
+    death), then the match ends after the first tossup that leaves the lead untied;
+    ``overtime_bonuses`` False: no bonus in overtime (negs count as usual).
     """
 
     name: str
@@ -58,10 +69,19 @@ class Preset:
     consult_deflation: dict[str, int] = field(default_factory=dict)
     consult_static_deflation: int = 0
     abstain_points: int = 0
+    # -- lineups: match format (NAME: lineups) --
+    players_per_team: int | None = None
+    substitutions: tuple[str, ...] = ("between_tossups",)
+    timeouts: int = 0
+    timeouts_per: str = "game"
+    timeout_seconds: float = 60.0
+    tossups_per_half: int | None = None
+    overtime_tossups: int = 0
+    overtime_bonuses: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of every field (``deflation`` copied)."""
-        return asdict(self)
+        return {**asdict(self), "substitutions": list(self.substitutions)}
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Preset:
@@ -94,6 +114,7 @@ class Preset:
                 **d,
                 "deflation": {str(k): float(v) for k, v in d.get("deflation", {}).items()},
                 "consult_deflation": dict(d.get("consult_deflation", {})),
+                "substitutions": tuple(d.get("substitutions", ("between_tossups",))),
             }
         )
         if preset.buzz_period < 1:
@@ -104,10 +125,29 @@ class Preset:
             raise ValueError(f"consult_deflation_mode must be one of {CONSULT_DEFLATION_MODES}")
         if preset.consult_static_deflation < 0:
             raise ValueError("consult_static_deflation must be >= 0")
+        _check_format(preset)
         return preset
 
 
+def _check_format(preset: Preset) -> None:
+    """The match-format fields' ranges (as in ``scoring/preset.schema.json``)."""
+    if any(p not in SUBSTITUTION_POINTS for p in preset.substitutions):
+        raise ValueError(
+            f"substitutions: each one of {SUBSTITUTION_POINTS}, got {list(preset.substitutions)}"
+        )
+    if preset.timeouts_per not in TIMEOUT_PERIODS:
+        raise ValueError(f"timeouts_per must be one of {TIMEOUT_PERIODS}")
+    for name in ("players_per_team", "tossups_per_half"):
+        value = getattr(preset, name)
+        if value is not None and value < 1:
+            raise ValueError(f"{name} must be >= 1 or null")
+    if preset.timeouts < 0 or preset.overtime_tossups < 0 or preset.timeout_seconds <= 0:
+        raise ValueError("timeouts and overtime_tossups must be >= 0, timeout_seconds > 0")
+
+
 WEIGHT_CLASSES = ("light", "mid", "heavy")
+SUBSTITUTION_POINTS = ("between_tossups", "halftime", "before_overtime", "timeout")
+TIMEOUT_PERIODS = ("game", "half")
 CONSULT_DEFLATION_MODES = ("dynamic", "static")
 SCHEMA_PATH = Path(__file__).resolve().parent / "preset.schema.json"
 # JSON types of the scalar fields (as in preset.schema.json); "integer?" / "number?" allow null.
@@ -131,6 +171,14 @@ _FIELD_TYPES = {
     "consult_deflation": "object",
     "consult_static_deflation": "integer",
     "abstain_points": "integer",
+    "players_per_team": "integer?",
+    "substitutions": "array",
+    "timeouts": "integer",
+    "timeouts_per": "string",
+    "timeout_seconds": "number",
+    "tossups_per_half": "integer?",
+    "overtime_tossups": "integer",
+    "overtime_bonuses": "boolean",
 }
 
 
@@ -145,6 +193,7 @@ def _is(value: Any, kind: str) -> bool:
         "integer": isinstance(value, int),
         "number": isinstance(value, int | float) and math.isfinite(value),
         "object": isinstance(value, dict),
+        "array": isinstance(value, list | tuple) and all(isinstance(v, str) for v in value),
     }.get(kind, False)
 
 

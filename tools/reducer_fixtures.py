@@ -29,6 +29,7 @@ import argparse
 import hashlib
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from competition.game import (
     BonusSpec,
     BonusSuggestion,
     Buzz,
+    CallTimeout,
     Command,
     ConfirmBuzz,
     CorrectRuling,
@@ -65,6 +67,7 @@ from competition.game import (
     SetSpeed,
     Skip,
     Start,
+    Substitute,
     TeamSpec,
     Tick,
     Undo,
@@ -438,7 +441,47 @@ def media_and_auto_rule() -> Recorder:
     return r
 
 
-STREAMS = (lobby_and_clock, tossup_rulings, corrections, hybrid_seats, media_and_auto_rule)
+def lineups_and_periods() -> Recorder:
+    state = match(tossups=4, bonuses=4, auto_advance=False)
+    fmt = {"players_per_team": 1, "tossups_per_half": 1, "timeouts": 1, "overtime_tossups": 0}
+    state = replace(state, config=replace(state.config, preset=replace(state.config.preset, **fmt)))
+    r = Recorder(
+        "lineups_and_periods",
+        "NAQT's format with one player a team, one-tossup halves and sudden death: the initial lineup set "
+        "in the lobby, halftime, a timeout and a substitution at halftime, a bot joining a full team (the "
+        "bench), regulation ending tied, an overtime tossup answered without a bonus ends the match.",
+        state,
+        ["moderator", "all", f"player:{ANN}", f"player:{ABE}", f"player:{ROBO}", "player:41"],
+    )
+    r.do(Substitute(TEAM_A, ABE, ANN), -10, "lineup_changed")
+    r.do(Substitute(TEAM_A, ANN, ABE), -9, "lineup_changed")
+    r.check("initial lineup")
+    r.do(Start(), 0, "match_started")
+    r.do(Skip(), 2, "tossup_ended halftime between_questions")
+    r.check("halftime")
+    r.do(CallTimeout(TEAM_B), 3, "timeout_called")
+    r.check("timeout")
+    r.do(Substitute(TEAM_A, ABE, ANN), 4, "lineup_changed")
+    r.do(SeatPlayer(41, TEAM_BOT, "late bot", "bot", "heavy"), 4.5, "player_joined")
+    r.do(Next(), 5, "tossup_started")
+    r.check("second half")
+    r.do(Skip(), 7, "tossup_ended overtime_started between_questions")
+    r.check("overtime")
+    r.do(Next(), 8, "tossup_started")
+    r.do(Buzz(BEA, 102, 1), 9.5, "buzz_received")
+    r.do(Answer(BEA, 102, "Fermi", "accept"), 10)
+    r.do(Rule("accept"), 10.5, "buzz_ruled tossup_ended match_ended")
+    return r
+
+
+STREAMS = (
+    lobby_and_clock,
+    tossup_rulings,
+    corrections,
+    hybrid_seats,
+    media_and_auto_rule,
+    lineups_and_periods,
+)
 
 
 def fixture() -> str:

@@ -12,6 +12,8 @@ Where things are:
   confirmation), the moderator's delegation of an answer to the team's AI.
 * ``corrections``: undo, correcting a ruling after the fact, point adjustments, protests,
   replaying a tossup.
+* ``lineups``: active players and bench, substitutions, tossups heard per player.
+* ``periods``: halves, overtime and timeouts, per the preset.
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
 """
@@ -24,6 +26,7 @@ from .commands import (
     BonusAnswer,
     BonusSuggestion,
     Buzz,
+    CallTimeout,
     Command,
     ConfirmBuzz,
     CorrectRuling,
@@ -45,12 +48,14 @@ from .commands import (
     SetSpeed,
     Skip,
     Start,
+    Substitute,
     Tick,
     Undo,
 )
 from .corrections import MAX_REASON, PART_CORRECTIONS, TOSSUP_CORRECTIONS
 from .events import EventName
 from .flow import MAX_PACE
+from .lineups import active_players, tossups_heard
 from .machine import apply
 from .records import (
     Adjustment,
@@ -107,6 +112,7 @@ __all__ = [
     "BonusSpec",
     "BonusSuggestion",
     "Buzz",
+    "CallTimeout",
     "Candidate",
     "Command",
     "ConfirmBuzz",
@@ -142,6 +148,7 @@ __all__ = [
     "SetSpeed",
     "Skip",
     "Start",
+    "Substitute",
     "Suggestion",
     "TeamSpec",
     "Tick",
@@ -151,6 +158,7 @@ __all__ = [
     "TossupSpec",
     "Undo",
     "WinningBuzz",
+    "active_players",
     "apply",
     "apply_event",
     "check_seat",
@@ -160,6 +168,7 @@ __all__ = [
     "records_to_dict",
     "tokenize_tossup",
     "tokens_json",
+    "tossups_heard",
     "view",
     "words_text",
 ]

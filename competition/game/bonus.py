@@ -31,6 +31,7 @@ from .events import (
 )
 from .flow import after_question
 from .guards import current_bonus, require_running, score_table, seated_player
+from .lineups import require_active
 from .records import BonusRuling, PartResult, PendingAnswer, Suggestion
 from .specs import BonusSpec, PlayerSpec
 from .state import BonusRun, MatchState
@@ -84,6 +85,7 @@ def open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
 def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event]) -> None:
     player = seated_player(st, cmd.player_id)
     require_running(st)
+    require_active(st, player)
     if cmd.verdict not in JUDGE_VERDICTS:
         raise RuleViolation("bad_verdict", f"verdict must be one of {', '.join(JUDGE_VERDICTS)}")
     b = st.bonus

@@ -284,6 +284,26 @@ class End:
     """End the match immediately."""
 
 
+@dataclass(frozen=True)
+class Substitute:
+    """Moderator: change team ``team_id``'s lineup: ``player_in`` (a bench seat of that team)
+    comes in, ``player_out`` (an active one) goes out; either may be None (a seat only joins, up
+    to the preset's ``players_per_team``, or only leaves). Only in the lobby and at the breaks
+    the preset's ``substitutions`` allow (``lineups.substitute``)."""
+
+    team_id: int
+    player_in: int | None = None
+    player_out: int | None = None
+
+
+@dataclass(frozen=True)
+class CallTimeout:
+    """Moderator: team ``team_id`` calls a timeout, between questions only, within the preset's
+    ``timeouts`` per ``timeouts_per``; it lasts ``timeout_seconds`` (``periods.call_timeout``)."""
+
+    team_id: int
+
+
 Command = (
     SeatPlayer
     | AddTeam
@@ -311,4 +331,6 @@ Command = (
     | SetPace
     | CorrectRuling
     | End
+    | Substitute
+    | CallTimeout
 )

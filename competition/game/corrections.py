@@ -14,6 +14,7 @@ from .commands import Adjust, CorrectRuling, Event, Protest, RuleViolation
 from .events import BonusWithdrawn, EventName, PointsAdjusted, RulingCorrected, TossupReplayed
 from .flow import go_between, start_tossup
 from .guards import require_running, score_table
+from .periods import bonuses_in_play
 from .proposals import close_proposals
 from .records import Adjustment, BonusRuling, ProtestNote, Resolution, RulingRecord, TossupRuling
 from .state import MatchState
@@ -302,7 +303,7 @@ def _correct_tossup(
 def _late_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> None:
     """The bonus of a buzz made correct after its tossup ended, while the match waits between
     questions (nothing has been read since); none when the packet has no bonus left."""
-    if st.bonus_index < len(st.bonuses):
+    if st.bonus_index < len(st.bonuses) and bonuses_in_play(st):
         st.between_deadline = None
         start_bonus(st, team_id, at, ev)
 

@@ -73,6 +73,10 @@ class EventName(StrEnum):
     MATCH_IMPORTED = (
         "match_imported"  # the first event of a match imported from a file (``competition.interchange``)
     )
+    LINEUP_CHANGED = "lineup_changed"
+    TIMEOUT_CALLED = "timeout_called"
+    HALFTIME = "halftime"
+    OVERTIME_STARTED = "overtime_started"
 
 
 class Payload(Record):
@@ -665,4 +669,59 @@ class TossupReplayed(Payload):
     EVENT = EventName.TOSSUP_REPLAYED
     question_id: int
     index: int
+    scores: dict[str, int]
+
+
+# -- lineups, timeouts, halves, overtime (``lineups``, ``periods``) -------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LineupChanged(Payload):
+    """Team ``team_id``'s active ``players`` (seat ids, in order) from tossup ``first_tossup``
+    (0-based) on, after ``player_in`` came in and/or ``player_out`` left; ``reason`` in QBJ's
+    words: initial|halftime|before_overtime|own_timeout|other_timeout|segment_break."""
+
+    EVENT = EventName.LINEUP_CHANGED
+    team_id: int
+    player_in: int | None
+    player_out: int | None
+    players: list[int]
+    first_tossup: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutCalled(Payload):
+    """Team ``team_id`` called a timeout of ``length`` seconds ending at ``ends_at``; it has
+    ``left`` timeouts left (this game or half); ``next_tossup_at``: when the next tossup now
+    starts (None: on the moderator's Next)."""
+
+    EVENT = EventName.TIMEOUT_CALLED
+    team_id: int
+    length: float
+    ends_at: float
+    left: int
+    next_tossup_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Halftime(Payload):
+    """The first half is over; the next tossup is the second half's first. ``timeouts_left``:
+    ``{str(team_id): n}`` (renewed when the preset counts them per half)."""
+
+    EVENT = EventName.HALFTIME
+    half: int
+    timeouts_left: dict[str, int]
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class OvertimeStarted(Payload):
+    """Regulation ended tied: overtime is read from tossup ``first_tossup`` (0-based) of the
+    packet on, ``tossups`` of them before sudden death, with bonuses or not (``bonuses``)."""
+
+    EVENT = EventName.OVERTIME_STARTED
+    first_tossup: int
+    tossups: int
+    bonuses: bool
     scores: dict[str, int]

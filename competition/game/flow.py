@@ -19,6 +19,8 @@ from .events import (
     TossupStarted,
 )
 from .guards import require_running, score_table
+from .lineups import seat_joined
+from .periods import enter_break, leave_break, next_break
 from .specs import KINDS, PlayerSpec, TeamSpec, check_seat
 from .state import MatchState, TossupRun
 
@@ -47,6 +49,7 @@ def seat_player(st: MatchState, cmd: SeatPlayer, ev: list[Event]) -> None:
         cmd.min_token,
     )
     st.players = [*st.players, seat]
+    seat_joined(st, seat)
     # Names and ids only: a seat's token never enters the engine.
     joined = PlayerJoined(
         seat.player_id, seat.team_id, seat.name, seat.kind, seat.weight_class, seat.buzz_mode, seat.min_token
@@ -110,6 +113,7 @@ def start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> None
     st.bonus = None
     st.between_deadline = None
     st.phase = Phase.READING
+    leave_break(st)
     # No source id: it would let a player or bot look the answer up.
     ev.append(TossupStarted(index, spec.question_id, len(spec.tokens), spec.category).event())
     answer = TossupAnswer(spec.question_id, spec.answer_line, spec.power_index, spec.superpower_index)
@@ -118,10 +122,12 @@ def start_tossup(st: MatchState, index: int, at: float, ev: list[Event]) -> None
 
 def after_question(st: MatchState, at: float, ev: list[Event]) -> None:
     """The question (tossup and bonus) is over: the match ends after the last tossup, else waits
-    between questions."""
-    if st.tossup_index + 1 >= len(st.tossups):
+    between questions; halftime and overtime per the preset (``periods.next_break``)."""
+    brk = next_break(st)
+    if brk is None:
         end_match(st, ev)
         return
+    enter_break(st, brk, ev)
     go_between(st, at, ev)
 
 

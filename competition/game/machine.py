@@ -26,6 +26,7 @@ from .commands import (
     BonusAnswer,
     BonusSuggestion,
     Buzz,
+    CallTimeout,
     Command,
     ConfirmBuzz,
     CorrectRuling,
@@ -47,6 +48,7 @@ from .commands import (
     SetSpeed,
     Skip,
     Start,
+    Substitute,
     Tick,
     Undo,
 )
@@ -54,6 +56,8 @@ from .corrections import adjust, correct_ruling, mark_protest, replay_tossup, un
 from .flow import add_team, end_match, next_tossup, rename, seat_player, set_pace, start_match, start_tossup
 from .guards import require_running
 from .hybrid import confirm_buzz, delegate
+from .lineups import substitute
+from .periods import call_timeout
 from .proposals import expire_proposal
 from .ruling import apply_rule, rule_tossup, take_answer
 from .state import MatchState
@@ -126,6 +130,10 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             set_pace(st, cmd, now, ev)
         case CorrectRuling():
             correct_ruling(st, cmd, now, ev)
+        case Substitute():
+            substitute(st, cmd, ev)
+        case CallTimeout():
+            call_timeout(st, cmd, now, ev)
         case End():
             if st.status == MatchStatus.ENDED:
                 raise RuleViolation("bad_phase", "match already ended")

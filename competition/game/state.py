@@ -199,6 +199,10 @@ class MatchState:
     history: list[RulingRecord] = field(default_factory=list)
     adjustments: list[Adjustment] = field(default_factory=list)
     protests: list[ProtestNote] = field(default_factory=list)
+    # lineups: the lineup log (``lineups``) and the halves/overtime/timeouts (``periods``), plain
+    # JSON, replaced (never mutated) by those modules so copies may share them.
+    lineups: list[dict[str, Any]] = field(default_factory=list)
+    periods: dict[str, Any] = field(default_factory=dict)
 
     @property
     def next_deadline(self) -> float | None:

@@ -27,6 +27,8 @@ from .commands import MAX_DELAY_BOUND, Buzz, Event, RuleViolation
 from .events import BuzzLost, BuzzReceived, BuzzWon, Race, TossupEnded, TossupRevealed, Words
 from .flow import after_question
 from .guards import current_tossup, require_running, score_table, seated_player
+from .lineups import require_active
+from .periods import bonuses_in_play
 from .proposals import close_proposals, divert_bot_buzz
 from .records import Candidate, WinningBuzz
 from .specs import PlayerSpec
@@ -101,6 +103,7 @@ def flush_words(st: MatchState, batch: list[str | dict[str, Any]], ev: list[Even
 def take_buzz(st: MatchState, cmd: Buzz, now: float, ev: list[Event]) -> None:
     player = seated_player(st, cmd.player_id)
     require_running(st)
+    require_active(st, player)
     t = st.tossup
     if t is None or t.outcome is not None or st.phase not in TOSSUP_PHASES:
         raise RuleViolation("not_live", "no tossup is being read")
@@ -352,7 +355,7 @@ def end_tossup(
             tokens_json(spec.tokens),
         ).event()
     )
-    if winner_team is not None and st.bonus_index < len(st.bonuses):
+    if winner_team is not None and st.bonus_index < len(st.bonuses) and bonuses_in_play(st):
         start_bonus(st, winner_team, at, ev)
     else:
         after_question(st, at, ev)

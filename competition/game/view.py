@@ -26,6 +26,8 @@ from scoring.rules import bonus_points
 
 from .commands import Event
 from .events import EventName
+from .lineups import lineups_table
+from .periods import periods_view
 from .records import Candidate
 from .state import MatchState
 from .tokens import tokens_json
@@ -103,6 +105,11 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "bonus": _bonus_view(st, moderator, team),
         "tossup_count": len(st.tossups),
         "history": [h.to_dict() for h in st.history],
+        # Who plays (``lineups``: active seat ids per team; the rest of a team's seats are on
+        # its bench) and the format's halves, overtime and timeouts (``periods``).
+        "players_per_team": st.config.preset.players_per_team,
+        "lineups": lineups_table(st),
+        "periods": periods_view(st),
     }
     if moderator:
         snapshot["protests"] = [p.to_dict() for p in st.protests]
@@ -271,9 +278,24 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
     match event.event:
         case EventName.TEAM_ADDED:
             v["teams"].append({"team_id": d["team_id"], "name": d["name"], "kind": d["kind"], "score": 0})
+            v["lineups"][str(d["team_id"])] = []
+            v["periods"]["timeouts_left"][str(d["team_id"])] = v["periods"]["timeouts"]
         case EventName.PLAYER_JOINED:
             seat = {k: d[k] for k in ("team_id", "name", "kind", "weight_class", "buzz_mode", "min_token")}
             v["players"].append({"player_id": d["player_id"], **seat})
+            active = v["lineups"][str(d["team_id"])]
+            if v["players_per_team"] is None or len(active) < v["players_per_team"]:
+                active.append(d["player_id"])  # a seat beyond the limit joins the bench
+        case EventName.LINEUP_CHANGED:
+            v["lineups"][str(d["team_id"])] = list(d["players"])
+        case EventName.TIMEOUT_CALLED:
+            v["periods"]["timeouts_left"][str(d["team_id"])] = d["left"]
+            v["periods"]["timeout"] = {k: d[k] for k in ("team_id", "length", "ends_at")}
+            v["next_tossup_at"] = d["next_tossup_at"]
+        case EventName.HALFTIME:
+            v["periods"].update(half=d["half"], timeouts_left=dict(d["timeouts_left"]), timeout=None)
+        case EventName.OVERTIME_STARTED:
+            v["periods"].update(overtime=True, timeout=None)
         case EventName.RENAMED:
             key, rows = ("team_id", v["teams"]) if d["team_id"] is not None else ("player_id", v["players"])
             for row in rows:
@@ -286,6 +308,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             v["status"] = MatchStatus.RUNNING
         case EventName.TOSSUP_STARTED:
             v["phase"], v["bonus"], v["next_tossup_at"] = Phase.READING, None, None
+            v["periods"]["timeout"] = None
             v["tossup"] = {
                 "index": d["index"],
                 "question_id": d["question_id"],

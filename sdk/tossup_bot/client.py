@@ -111,6 +111,8 @@ class _Bot:
         # (guess, confidence, explanation) and the captain decides; it answers only on a bots' team.
         self.bonus_decisions = False
         self.humans: set[Any] = set()  # human seats of our team
+        # On our team's bench (the preset's players per team; the moderator substitutes): no buzz.
+        self.benched = False
         self.new_words = asyncio.Event()
         self.tasks: set[asyncio.Task[None]] = set()  # bonus answers being thought of, per connection
         self.stats: dict[str, float] = {
@@ -199,7 +201,7 @@ class _Bot:
             await self.new_words.wait()
             self.new_words.clear()
             tossup = self.tossup
-            if tossup is None or not self._may_buzz(tossup):
+            if tossup is None or self.benched or not self._may_buzz(tossup):
                 continue
             count = tossup.revealed()
             if count == 0:
@@ -241,6 +243,8 @@ class _Bot:
         if self.player_id is None:
             self.log("snapshot has no 'you': cannot tell own buzzes and bonuses apart")
         self.bonus_decisions = bool(state.get("bonus_decisions"))
+        lineup = (state.get("lineups") or {}).get(str(self.team_id))
+        self.benched = lineup is not None and self.player_id not in lineup
         self.humans = {
             p.get("player_id")
             for p in state.get("players") or []
@@ -325,6 +329,8 @@ class _Bot:
             tossup.answerer = data.get("answerer_id")
             if tossup.answerer == self.player_id:
                 await self.answer(tossup)  # the moderator gave us the answer (a teammate's, or ours back)
+        elif name == "lineup_changed" and data.get("team_id") == self.team_id:
+            self.benched = self.player_id not in (data.get("players") or [])
         elif name == "player_joined" and data.get("kind") == "human" and data.get("team_id") == self.team_id:
             self.humans.add(data.get("player_id"))
         elif name == "buzz_lost" and tossup is not None and data.get("question_id") == tossup.question_id:

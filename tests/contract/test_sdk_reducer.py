@@ -7,7 +7,8 @@ The SDK keeps only what a bot plays on, so the contract is a projection of the s
 here field by field: the seat and its team, whether the preset has bonus decisions, the human seats
 of its team (the captain's), the live tossup (no outcome yet: its words as revealed, whether its team
 is locked out, whether buzzing is open: no buzz waits for its answer or ruling), the bonus its team
-is being read (lead-in and id, only while a part is open or ruled), and whether the match is over.
+is being read (lead-in and id, only while a part is open or ruled), whether the seat is on its team's
+bench (``lineups``), and whether the match is over.
 Every field the SDK keeps that is not here is its own (``buzz_sent``, the guess it buzzed with,
 counters). And it answers exactly when an answer is awaited from it: once after each event that
 opens an answer for its seat (a buzz won, a prompt, a delegation to it), per the engine's reducer
@@ -39,6 +40,7 @@ def bot_view(snapshot: dict[str, Any]) -> dict[str, Any]:
         "player_id": you["player_id"],
         "team_id": team,
         "bonus_decisions": snapshot["bonus_decisions"],
+        "benched": you["player_id"] not in snapshot["lineups"][str(team)],
         "humans": sorted(
             p["player_id"] for p in snapshot["players"] if p["kind"] == "human" and p["team_id"] == team
         ),
@@ -80,6 +82,7 @@ def held(bot: _Bot, ended: bool) -> dict[str, Any]:
         "player_id": bot.player_id,
         "team_id": bot.team_id,
         "bonus_decisions": bot.bonus_decisions,
+        "benched": bot.benched,
         "humans": sorted(bot.humans),
         "tossup": {
             "question_id": t.question_id,

@@ -6,6 +6,7 @@ import {
   ClockOffset, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader,
   rankTeams, renderScoreboard, resultText, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
+import { initLineups, renderLineups } from "./dashlineups.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
@@ -107,6 +108,10 @@ function describe(type, d) {
     case "prompt": return `prompt${d.directed_prompt ? ` “${d.directed_prompt}”` : ""}`;
     case "player_joined": return `${d.name} took a seat (${teamName(m, d.team_id)})`;
     case "team_added": return `team ${d.name} added`;
+    case "lineup_changed": return `${teamName(m, d.team_id)} lineup (${d.reason.replace("_", " ")}): ${d.player_in != null ? `${player(d.player_in)} in` : ""}${d.player_in != null && d.player_out != null ? ", " : ""}${d.player_out != null ? `${player(d.player_out)} out` : ""}`;
+    case "timeout_called": return `timeout: ${teamName(m, d.team_id)} (${d.length} s, ${d.left} left)`;
+    case "halftime": return "halftime";
+    case "overtime_started": return "tied after regulation: OVERTIME";
     case "paused": return "paused";
     case "resumed": return "resumed";
     case "speed_changed": return `speed ${d.wpm} wpm`;
@@ -370,6 +375,7 @@ function render() {
     suggestedFor = null;
   }
   renderHybrid(buzz);
+  renderLineups(m);
   renderBonus();
   renderCorrections();
   renderMatchOver();
@@ -561,6 +567,7 @@ $("flag-form").addEventListener("submit", (ev) => {
 function command(name, extra = {}) {
   socket.send({ type: "command", name, ...extra });
 }
+initLineups($("lineups"), command, () => clock.offset);
 
 function rule(verdict) {
   if ($("ruling").dataset.pending !== "true") return;

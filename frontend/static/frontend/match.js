@@ -253,6 +253,11 @@ export function modelFromSnapshot(state) {
     bonusDecisions: !!state.bonus_decisions,
     match: state.match || {},
     you: state.you ? { ...state.you } : null,
+    // Who plays (active seat ids per team; the rest of a team's seats are on its bench) and the
+    // preset's halves, overtime and timeouts (competition/game/lineups.py, periods.py).
+    playersPerTeam: state.players_per_team ?? null,
+    lineups: Object.fromEntries(Object.entries(state.lineups || {}).map(([k, v]) => [k, [...v]])),
+    periods: periodsModel(state.periods),
     // The moderator's view (the only one with protests) sees the pending guess and the judge's verdict.
     moderator: Array.isArray(state.protests),
     tossup: t
@@ -289,6 +294,20 @@ export function modelFromSnapshot(state) {
   };
 }
 
+function periodsModel(p) {
+  const d = p || {};
+  return {
+    half: d.half ?? 1,
+    overtime: !!d.overtime,
+    tossupsPerHalf: d.tossups_per_half ?? null,
+    timeouts: d.timeouts ?? 0,
+    timeoutsPer: d.timeouts_per || "game",
+    timeoutsLeft: { ...(d.timeouts_left || {}) },
+    timeout: d.timeout ? { ...d.timeout } : null,
+    timeoutSeconds: d.timeout_seconds ?? null,
+  };
+}
+
 function setScores(m, scores) {
   if (!scores) return;
   for (const team of m.teams) {
@@ -314,12 +333,34 @@ export function applyEvent(m, type, d) {
     case "team_added":
       if (!m.teams.some((x) => x.team_id === d.team_id)) {
         m.teams.push({ team_id: d.team_id, name: d.name, kind: d.kind, score: 0 });
+        m.lineups[String(d.team_id)] = [];
+        m.periods.timeoutsLeft[String(d.team_id)] = m.periods.timeouts;
       }
       break;
     case "player_joined":
       if (!m.players.some((p) => p.player_id === d.player_id)) {
         m.players.push({ player_id: d.player_id, team_id: d.team_id, name: d.name, kind: d.kind, weight_class: d.weight_class, buzz_mode: d.buzz_mode, min_token: d.min_token });
+        const active = (m.lineups[String(d.team_id)] ||= []);
+        // A seat beyond the preset's limit joins the bench.
+        if (m.playersPerTeam == null || active.length < m.playersPerTeam) active.push(d.player_id);
       }
+      break;
+    case "lineup_changed":
+      m.lineups[String(d.team_id)] = [...d.players];
+      break;
+    case "timeout_called":
+      m.periods.timeoutsLeft[String(d.team_id)] = d.left;
+      m.periods.timeout = { team_id: d.team_id, length: d.length, ends_at: d.ends_at };
+      m.nextTossupAt = d.next_tossup_at ?? null;
+      break;
+    case "halftime":
+      m.periods.half = d.half;
+      m.periods.timeoutsLeft = { ...d.timeouts_left };
+      m.periods.timeout = null;
+      break;
+    case "overtime_started":
+      m.periods.overtime = true;
+      m.periods.timeout = null;
       break;
     case "renamed": {
       const [key, rows] = d.team_id != null ? ["team_id", m.teams] : ["player_id", m.players];
@@ -334,6 +375,7 @@ export function applyEvent(m, type, d) {
       m.phase = "reading";
       m.bonus = null;
       m.nextTossupAt = null;
+      m.periods.timeout = null;
       m.tossup = {
         index: d.index, question_id: d.question_id, token_count: d.token_count, words: [],
         category: d.category || "", locked_teams: [], buzz: null, answer_line: null, outcome: null, proposals: [],

@@ -6,6 +6,7 @@ import {
   MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, rankTeams, renderHeader, renderWords,
   resultText, setConn, teamName,
 } from "./match.js";
+import { periodLabel, periodsHtml } from "./periods.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
@@ -155,8 +156,19 @@ function render() {
   if (revealed) $("reveal").innerHTML = `Answer: ${answerHtml(t.answer_line)}`;
   renderBonus();
   renderFinal();
+  renderPeriods();
   fit();
 }
+
+/** The half or OVERTIME, a running timeout's countdown and each team's timeouts left; nothing
+ * (no room taken from the question) in a match without halves until a timeout is called. */
+function renderPeriods() {
+  const p = m.periods;
+  const used = m.teams.some((x) => (p.timeoutsLeft[String(x.team_id)] ?? p.timeouts) < p.timeouts);
+  const show = m.status === "running" && (periodLabel(m) || p.timeout || used);
+  $("periods").innerHTML = show ? periodsHtml(m) : "";
+}
+setInterval(() => { if (m && m.periods.timeout) renderPeriods(); }, 500);
 
 window.addEventListener("resize", () => { if (m) render(); });
 // An image clue changes the height once it has loaded.
