@@ -5,6 +5,7 @@ from frontend import (
     analysis_views,
     api,
     bot_views,
+    editor_views,
     export_views,
     health,
     media_views,
@@ -79,5 +80,12 @@ urlpatterns = [
     path("workshop/api/drafts/<int:pk>", workshop_views.api_draft_save, name="workshop_save"),
     path("workshop/api/drafts/<int:pk>/analyse", workshop_views.api_draft_analyse, name="workshop_analyse"),
     path("workshop/api/drafts/<int:pk>/versions", workshop_views.api_draft_versions, name="workshop_versions"),
+    # editor (issue 32): submissions, the editor's desk, packets, the writer's results
+    path("workshop/submissions/", editor_views.writer_submissions, name="writer_submissions"),
+    path("workshop/draft/<int:pk>/submit/", editor_views.submit_draft, name="submit_draft"),
+    path("workshop/results/", editor_views.results_page, name="writer_results"),
+    path("editor/", editor_views.editor_home, name="editor"),
+    path("editor/submission/<int:pk>/", editor_views.editor_review, name="editor_review"),
+    path("editor/packets/", editor_views.editor_packets, name="editor_packets"),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]

@@ -1,0 +1,95 @@
+"""Helpers for the editor's tests (issue 32, items 3 and 4): writers and drafts, the workshop's bots
+made of a toy TF-IDF model trained in milliseconds, and a match played through the engine on a
+simulated clock (the driver's ticks, real buzzes and answers ruled by the judge)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+
+from competition import game, services
+from competition.game.events import EventName
+from competition.live import ticks
+from competition.models import Draft, Match
+from frontend.access import WRITERS_GROUP
+from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, VAGUE, fixture_bot
+
+T0 = 1_800_000_000.0
+#: A tossup the toy bot buzzes on late (its giveaway last) and one it buzzes on at once.
+LATE = (VAGUE + GIVEAWAY).strip()
+EARLY = "This composer wrote nocturnes, mazurkas and polonaises for the piano before moving to Paris."
+CHOPIN = "Frédéric <b><u>Chopin</u></b>"
+
+
+@pytest.fixture
+def workshop_bots(monkeypatch) -> None:
+    """The workshop's bots are the toy TF-IDF bot, loaded already (``frontend.workshop``)."""
+    from frontend import workshop
+
+    monkeypatch.setitem(workshop._state, "bots", [fixture_bot()])
+    monkeypatch.setitem(workshop._state, "problems", [])
+
+
+def writer(username: str) -> Any:
+    """A writer-only account (in the ``writers`` group, not staff): no organiser, no editor."""
+    user = get_user_model().objects.create_user(username, password="pw-for-tests-only")
+    user.groups.add(Group.objects.get_or_create(name=WRITERS_GROUP)[0])
+    return user
+
+
+def draft(user: Any, text: str = LATE, answer_line: str = ANSWER_LINE, category: str = "Science") -> Draft:
+    return Draft.objects.create(writer=user, title=answer_line[:30], text=text, answer_line=answer_line, category=category)
+
+
+def play(match: Match, plan: dict[int, tuple[str, int, str]]) -> None:
+    """Play ``match`` to its end on a simulated clock: on tossup ``i`` of ``plan`` the seat
+    ``(name, token, answer)`` buzzes once ``token`` words (0-based index) are read and answers;
+    other tossups are read to their end. The judge rules (the match needs ``auto_rule``)."""
+    seats = {p.name: p for p in match.players.all()}
+    now = T0
+    applied = services.moderate(match_id=match.id, command=game.Start(), now=now)
+    index, qid, revealed, done, ended = -1, 0, 0, set(), False
+
+    def note(events: list[dict[str, Any]]) -> None:
+        nonlocal index, qid, revealed, ended
+        for e in events:
+            if e["event"] == EventName.TOSSUP_STARTED:
+                index, qid, revealed = e["data"]["index"], e["data"]["question_id"], 0
+            elif e["event"] == EventName.WORDS:
+                revealed = e["data"]["start"] + len(e["data"]["words"])
+            elif e["event"] == EventName.MATCH_ENDED:
+                ended = True
+
+    note(applied.events)
+    deadline = applied.next_deadline
+    for _ in range(5_000):
+        if ended or deadline is None:
+            break
+        now = max(now, deadline)
+        applied = ticks.tick(match.id, now)
+        note(applied.events)
+        deadline = applied.next_deadline
+        if index in plan and index not in done and revealed > plan[index][1]:
+            done.add(index)
+            name, token, text = plan[index]
+            seat = seats[name]
+            services.buzz(
+                match_id=match.id, player_id=seat.id, question_id=qid, token_index=token,
+                client_time=None, corrected_press_at=None, now=now,
+            )  # fmt: skip
+            for _ in range(20):  # the buzz race closes on the driver's ticks
+                if any(e["event"] == EventName.BUZZ for e in applied.events):
+                    break
+                now = max(now, applied.next_deadline or now)
+                applied = ticks.tick(match.id, now)
+                note(applied.events)
+            applied = services.answer(match_id=match.id, player_id=seat.id, question_id=qid, text=text, now=now)
+            note(applied.events)
+            deadline = ticks.tick(match.id, now).next_deadline
+    if not ended:
+        services.moderate(match_id=match.id, command=game.End(), now=now)
+    match.refresh_from_db()
+    assert match.status == Match.Status.ENDED
