@@ -220,7 +220,8 @@ def editor_packets(request: HttpRequest) -> HttpResponse:
             bad = [i for i, o in order.items() if o and not o.isdigit()]
             if bad:
                 raise ServiceError("invalid", "an order is a whole number (or blank)")
-            picked.sort(key=lambda i: (int(order[i]) if order[i] else 10**6, picked.index(i)))
+            position = {i: n for n, i in enumerate(picked)}
+            picked.sort(key=lambda i: (int(order[i]) if order[i] else 10**6, position[i]))
             packet = editorial.assemble_packet(
                 set_name=request.POST.get("set_name", ""),
                 packet_name=request.POST.get("packet_name", ""),

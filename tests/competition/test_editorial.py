@@ -142,6 +142,6 @@ def test_an_assembled_packet_keeps_writers_and_plays_in_a_match(bot, editor) -> 
         bots=[{"name": "bot", "weight_class": "light"}], config={"auto_rule": True, "wpm": 600},
     )  # fmt: skip
     services.join_match(code=match.join_code, name="ann", team="Red")
-    play(match, {0: ("bot", 3, "Chopin"), 1: ("ann", 20, "Marie Curie")})
+    play(match, {0: [("bot", 3, "Chopin")], 1: [("ann", 20, "Marie Curie")]})
     buzzes = {b.tossup_id: (b.player.name, b.ruling, b.points) for b in match.buzzes.select_related("player")}
     assert buzzes == {tossups[0].id: ("bot", "correct", 10), tossups[1].id: ("ann", "correct", 10)}

@@ -44,14 +44,15 @@ def draft(user: Any, text: str = LATE, answer_line: str = ANSWER_LINE, category:
     return Draft.objects.create(writer=user, title=answer_line[:30], text=text, answer_line=answer_line, category=category)
 
 
-def play(match: Match, plan: dict[int, tuple[str, int, str]]) -> None:
-    """Play ``match`` to its end on a simulated clock: on tossup ``i`` of ``plan`` the seat
-    ``(name, token, answer)`` buzzes once ``token`` words (0-based index) are read and answers;
-    other tossups are read to their end. The judge rules (the match needs ``auto_rule``)."""
+def play(match: Match, plan: dict[int, list[tuple[str, int, str]]]) -> None:
+    """Play ``match`` to its end on a simulated clock: on tossup ``i`` of ``plan`` each seat
+    ``(name, token, answer)`` in turn buzzes once ``token`` words (0-based index) are read, and
+    answers; other tossups are read to their end. The judge rules (the match needs ``auto_rule``)."""
     seats = {p.name: p for p in match.players.all()}
+    pending = {i: list(buzzes) for i, buzzes in plan.items()}
     now = T0
     applied = services.moderate(match_id=match.id, command=game.Start(), now=now)
-    index, qid, revealed, done, ended = -1, 0, 0, set(), False
+    index, qid, revealed, ended = -1, 0, 0, False
 
     def note(events: list[dict[str, Any]]) -> None:
         nonlocal index, qid, revealed, ended
@@ -72,9 +73,8 @@ def play(match: Match, plan: dict[int, tuple[str, int, str]]) -> None:
         applied = ticks.tick(match.id, now)
         note(applied.events)
         deadline = applied.next_deadline
-        if index in plan and index not in done and revealed > plan[index][1]:
-            done.add(index)
-            name, token, text = plan[index]
+        if pending.get(index) and revealed > pending[index][0][1]:
+            name, token, text = pending[index].pop(0)
             seat = seats[name]
             services.buzz(
                 match_id=match.id, player_id=seat.id, question_id=qid, token_index=token,
