@@ -93,3 +93,58 @@ def play(match: Match, plan: dict[int, list[tuple[str, int, str]]]) -> None:
         services.moderate(match_id=match.id, command=game.End(), now=now)
     match.refresh_from_db()
     assert match.status == Match.Status.ENDED
+
+
+EDITOR = ("ed", "editor-test-password")
+WRITER_PASSWORD = "writer-test-password"
+
+
+def scene() -> dict[str, int]:
+    """A small event for the page tests, written to the current database: an organiser ``ed``
+    (an editor), writers ``alice`` and ``bob`` (password :data:`WRITER_PASSWORD`); alice's Curie and
+    bob's Chopin submitted with the toy bot's prediction, accepted, put in a packet, played in an
+    ended match and fitted; bob's Seine submitted, edited by the editor and waiting for review;
+    alice's Paris not submitted. Returns ``{"review": submission id, "fresh_draft": draft id}``."""
+    from buzzer.bots import workshop
+    from competition import editorial
+    from irt.tasks import fit_after_match
+
+    bot = fixture_bot()
+    editor = get_user_model().objects.create_user(EDITOR[0], password=EDITOR[1])
+    alice, bob = writer("alice"), writer("bob")
+    for user in (alice, bob):
+        user.set_password(WRITER_PASSWORD)
+        user.save()
+
+    def submit(user: Any, *args: str) -> Any:
+        d = draft(user, *args)
+        return editorial.submit_draft(
+            draft=d, writer=user, predictions=workshop.predict([bot], d.text, d.answer_line, d.category)
+        )
+
+    curie, chopin = submit(alice), submit(bob, EARLY, CHOPIN, "Fine Arts")
+    for s in (curie, chopin):
+        editorial.accept(submission_id=s.pk, editor=editor)
+    packet = editorial.assemble_packet(
+        set_name="Club workshop 2026", packet_name="Round 1", submission_ids=[chopin.pk, curie.pk], editor=editor
+    )
+    match = services.create_match(
+        name="Workshop round 1", tossup_ids=list(packet.tossups.order_by("number").values_list("id", flat=True)),
+        teams=["Red", "Blue"], bots=[{"name": "tfidf", "weight_class": "light"}],
+        config={"auto_rule": True, "wpm": 600},
+    )  # fmt: skip
+    for name, team in (("ann", "Red"), ("ben", "Blue"), ("cy", "Blue")):
+        services.join_match(code=match.join_code, name=name, team=team)
+    play(match, {0: [("ben", 2, "Liszt"), ("tfidf", 3, "Chopin")], 1: [("tfidf", 6, "Warsaw"), ("cy", 10, "Paris"), ("ann", 22, "Marie Curie")]})
+    fit_after_match.apply(args=[match.id]).get()
+
+    seine_text = "This river rises on the Langres plateau and flows through Paris to the English Channel."
+    seine = submit(bob, seine_text, "<b><u>Seine</u></b>", "Geography")
+    edited = seine_text.replace("This river", "This waterway")
+    editorial.edit(
+        submission_id=seine.pk, editor=editor, text=edited, answer_line="<b><u>Seine</u></b> [accept Sequana]",
+        category="Geography", predictions=workshop.predict([bot], edited, "Seine [accept Sequana]"),
+        note="a vaguer lead-in; Sequana accepted",
+    )  # fmt: skip
+    fresh = draft(alice, "This city on the Seine has the Louvre and the Eiffel Tower.", "<b><u>Paris</u></b>", "Geography")
+    return {"review": seine.pk, "fresh_draft": fresh.pk}
