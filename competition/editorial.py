@@ -39,7 +39,13 @@ def _log(submission: Submission, by: Any, action: str, comment: str = "") -> Non
 
 
 def _add_version(
-    submission: Submission, kind: str, author: Any, text: str, answer_line: str, category: str, predictions: dict
+    submission: Submission,
+    kind: str,
+    author: Any,
+    text: str,
+    answer_line: str,
+    category: str,
+    predictions: dict,
 ) -> SubmissionVersion:
     last = submission.versions.select_for_update().order_by("-number").first()
     return SubmissionVersion.objects.create(
@@ -79,7 +85,11 @@ def submit_draft(*, draft: Draft, writer: Any, predictions: dict[str, dict[str, 
             if submission.status == Submission.Status.ACCEPTED:
                 raise ServiceError("invalid", "this draft was accepted: the editors have it now")
             last = current_version(submission)
-            same = (last.text, last.answer_line, last.category) == (draft.text, draft.answer_line, draft.category)
+            same = (last.text, last.answer_line, last.category) == (
+                draft.text,
+                draft.answer_line,
+                draft.category,
+            )
             if submission.status == Submission.Status.SUBMITTED and same:
                 raise ServiceError("invalid", "this draft is already submitted as it is")
         _add_version(
@@ -112,7 +122,9 @@ def accept(*, submission_id: int, editor: Any) -> Submission:
     with transaction.atomic():
         submission = _reviewable(submission_id)
         if submission.status != Submission.Status.SUBMITTED:
-            raise ServiceError("invalid", f"only a submitted question can be accepted; this one is {submission.status}")
+            raise ServiceError(
+                "invalid", f"only a submitted question can be accepted; this one is {submission.status}"
+            )
         submission.status = Submission.Status.ACCEPTED
         _log(submission, editor, "accepted")
         submission.save()
@@ -188,7 +200,9 @@ def assemble_packet(*, set_name: str, packet_name: str, submission_ids: list[int
     with transaction.atomic():
         found = {
             s.pk: s
-            for s in Submission.objects.select_for_update().filter(pk__in=submission_ids).select_related("writer")
+            for s in Submission.objects.select_for_update()
+            .filter(pk__in=submission_ids)
+            .select_related("writer")
         }
         missing = [i for i in submission_ids if i not in found]
         if missing:
@@ -197,7 +211,8 @@ def assemble_packet(*, set_name: str, packet_name: str, submission_ids: list[int
             s = found[i]
             if s.status != Submission.Status.ACCEPTED:
                 raise ServiceError(
-                    "invalid", f"submission {i} is {s.status}, not accepted: only accepted questions go in a packet"
+                    "invalid",
+                    f"submission {i} is {s.status}, not accepted: only accepted questions go in a packet",
                 )
             if s.tossup_id is not None:
                 raise ServiceError("invalid", f"submission {i} is in a packet already")
@@ -210,7 +225,9 @@ def assemble_packet(*, set_name: str, packet_name: str, submission_ids: list[int
             name=set_name, defaults={"year": timezone.now().year, "source": SOURCE}
         )
         if qset.source != SOURCE:
-            raise ServiceError("invalid", f"the set {set_name!r} is an imported one ({qset.source}): name a new set")
+            raise ServiceError(
+                "invalid", f"the set {set_name!r} is an imported one ({qset.source}): name a new set"
+            )
         if Packet.objects.filter(question_set=qset, name=packet_name).exists():
             raise ServiceError("invalid", f"the set {set_name!r} has a packet {packet_name!r} already")
         packet = Packet.objects.create(question_set=qset, name=packet_name)

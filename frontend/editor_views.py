@@ -28,9 +28,9 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from buzzer.bots.workshop import WorkshopError, display_words
 from competition import editorial
 from competition.errors import ServiceError
+from competition.game.specs import strip_marks
 from competition.models import Draft, Packet, Submission
 from frontend import workshop, writer_results
 from frontend.access import is_organiser, is_writer, organiser_required
@@ -41,12 +41,18 @@ def _login(request: HttpRequest) -> HttpResponse | None:
     return None if is_writer(request.user) else redirect_to_login(request.get_full_path())
 
 
+def _words(text: str) -> list[str]:
+    """The words a match reads of ``text`` (power marks removed), as the predictions count them."""
+    return [t for t in strip_marks(text.split())[0] if isinstance(t, str)]
+
+
 def _predict(text: str, answer_line: str, category: str) -> dict[str, dict[str, Any]]:
-    """Each workshop bot's predicted buzz on the text (loads the bots the first time); raises
-    ServiceError ``invalid`` for an answer line the judge cannot read or an overlong text."""
+    """Each workshop bot's predicted buzz on the text (``frontend.workshop.predict``; loads the bots
+    the first time); raises ServiceError ``invalid`` for an answer line the judge cannot read or an
+    overlong text (the ``WorkshopError`` that ``predict`` raises)."""
     try:
         return workshop.predict(text, answer_line, category)
-    except WorkshopError as exc:
+    except workshop.workshop.WorkshopError as exc:
         raise ServiceError("invalid", exc.message) from exc
 
 
@@ -55,7 +61,7 @@ def _version_rows(submission: Submission) -> list[dict[str, Any]]:
     return [
         {
             "version": v,
-            "words": len(display_words(v.text)),
+            "words": len(_words(v.text)),
             "predictions": [{"bot": bot, **p} for bot, p in sorted(v.predictions.items())],
         }
         for v in submission.versions.select_related("author").order_by("-number")
@@ -134,7 +140,10 @@ def editor_home(request: HttpRequest) -> HttpResponse:
     subs = list(Submission.objects.select_related("writer", "draft", "tossup__packet").order_by("updated_at"))
     groups = [
         ("Waiting for review", [s for s in subs if s.status == Submission.Status.SUBMITTED]),
-        ("Accepted, not in a packet", [s for s in subs if s.status == Submission.Status.ACCEPTED and not s.tossup]),
+        (
+            "Accepted, not in a packet",
+            [s for s in subs if s.status == Submission.Status.ACCEPTED and not s.tossup],
+        ),
         ("Sent back to the writer", [s for s in subs if s.status == Submission.Status.RETURNED]),
         ("In packets", [s for s in subs if s.tossup]),
     ]
@@ -170,7 +179,9 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
                     note=request.POST.get("note", "")[:500],
                 )
             elif action == "send_back":
-                editorial.send_back(submission_id=pk, editor=request.user, comment=request.POST.get("comment", ""))
+                editorial.send_back(
+                    submission_id=pk, editor=request.user, comment=request.POST.get("comment", "")
+                )
             else:
                 raise ServiceError("invalid", f"unknown action {action!r}: accept, edit or send_back")
         except ServiceError as exc:
@@ -186,7 +197,7 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "s": submission,
             "current": current,
-            "current_words": display_words(current.text),
+            "current_words": _words(current.text),
             "current_predictions": versions[0]["predictions"],
             "versions": versions,
             "categories": CATEGORIES,
@@ -249,7 +260,9 @@ def editor_packets(request: HttpRequest) -> HttpResponse:
         "frontend/editor_packets.html",
         {
             "rows": rows,
-            "balance": [(cat, picked_counts.get(cat, 0), n) for cat, n in editorial.category_counts(pool).items()],
+            "balance": [
+                (cat, picked_counts.get(cat, 0), n) for cat, n in editorial.category_counts(pool).items()
+            ],
             "picked_ids": picked_ids,
             "packets": packets_made().order_by("-id"),
             "created": created,

@@ -82,7 +82,9 @@ def results(writer_ids: list[int] | None) -> dict[str, Any]:
     submissions = submissions.order_by("writer__username", "tossup__packet_id", "tossup__number")
     tossup_ids = [s.tossup_id for s in submissions]
     buzzes = _live_buzzes(tossup_ids)
-    scores = {i.tossup_id: i for i in ItemScore.objects.filter(fit=fit, tossup_id__in=tossup_ids)} if fit else {}
+    scores = (
+        {i.tossup_id: i for i in ItemScore.objects.filter(fit=fit, tossup_id__in=tossup_ids)} if fit else {}
+    )
     flags: dict[int, list[Flag]] = defaultdict(list)
     for flag in Flag.objects.filter(tossup_id__in=tossup_ids).order_by("created_at"):
         flags[flag.tossup_id].append(flag)
@@ -106,13 +108,18 @@ def results(writer_ids: list[int] | None) -> dict[str, Any]:
                     "bot": [b for b in tossup_buzzes if b["kind"] == "bot"],
                     "human": [b for b in tossup_buzzes if b["kind"] != "bot"],
                 },
-                **{k: _finite(getattr(item, k)) if item else None for k in ("mu", "delta", "kappa", "advscore")},
+                **{
+                    k: _finite(getattr(item, k)) if item else None
+                    for k in ("mu", "delta", "kappa", "advscore")
+                },
                 "flags": flags.get(s.tossup_id, []),
             }
         )
         entry["flags"] += len(flags.get(s.tossup_id, []))
     for name, entry in writers.items():
-        entry["advscore"] = _distribution([q["advscore"] for q in entry["questions"] if q["advscore"] is not None])
+        entry["advscore"] = _distribution(
+            [q["advscore"] for q in entry["questions"] if q["advscore"] is not None]
+        )
         rank = ranks.get(name)
         entry["rank"], entry["mean_advscore"] = rank if rank else (None, None)
         entry["n_ranked"] = len(board)

@@ -28,7 +28,9 @@ def editor(django_user_model):
 
 def submitted(bot, user, text=LATE, line=ANSWER_LINE, category="Science") -> Submission:
     d = draft(user, text, line, category)
-    return editorial.submit_draft(draft=d, writer=user, predictions=workshop.predict([bot], text, line, category))
+    return editorial.submit_draft(
+        draft=d, writer=user, predictions=workshop.predict([bot], text, line, category)
+    )
 
 
 def test_a_submission_keeps_each_versions_prediction_and_a_returned_one_is_resubmitted(bot, editor) -> None:
@@ -79,7 +81,12 @@ def test_an_edit_is_a_new_version_and_the_old_ones_stay(bot, editor) -> None:
     assert list(s.versions.values_list("number", "text")) == [(1, LATE), (2, new_text)]
     with pytest.raises(ServiceError, match="changes nothing"):
         editorial.edit(
-            submission_id=s.pk, editor=editor, text=new_text, answer_line=ANSWER_LINE, category="Science", predictions={}
+            submission_id=s.pk,
+            editor=editor,
+            text=new_text,
+            answer_line=ANSWER_LINE,
+            category="Science",
+            predictions={},
         )
     editorial.accept(submission_id=s.pk, editor=editor)
     with pytest.raises(ServiceError, match="only a submitted question can be accepted"):
@@ -103,12 +110,18 @@ def test_a_packet_with_a_question_not_accepted_is_refused_and_nothing_is_created
     ]
     for ids, message in bad_calls:
         with pytest.raises(ServiceError, match=message):
-            editorial.assemble_packet(set_name="Club 2026", packet_name="Round 1", submission_ids=ids, editor=editor)
+            editorial.assemble_packet(
+                set_name="Club 2026", packet_name="Round 1", submission_ids=ids, editor=editor
+            )
     with pytest.raises(ServiceError, match="give the set and the packet a name"):
-        editorial.assemble_packet(set_name=" ", packet_name="Round 1", submission_ids=[good.pk], editor=editor)
+        editorial.assemble_packet(
+            set_name=" ", packet_name="Round 1", submission_ids=[good.pk], editor=editor
+        )
     QuestionSet.objects.create(name="Imported", source="qbreader")
     with pytest.raises(ServiceError, match="imported one"):
-        editorial.assemble_packet(set_name="Imported", packet_name="R1", submission_ids=[good.pk], editor=editor)
+        editorial.assemble_packet(
+            set_name="Imported", packet_name="R1", submission_ids=[good.pk], editor=editor
+        )
     assert not Packet.objects.exists() and not Tossup.objects.exists()
     assert QuestionSet.objects.filter(source=editorial.SOURCE).count() == 0
     good.refresh_from_db()
@@ -133,7 +146,9 @@ def test_an_assembled_packet_keeps_writers_and_plays_in_a_match(bot, editor) -> 
     assert first.tossup == tossups[1] and tossups[1].submission.versions.get().predictions["tfidf"]
     assert editorial.category_counts([first, second]) == {"Fine Arts": 1, "Science": 1}
     with pytest.raises(ServiceError, match="in a packet already"):
-        editorial.assemble_packet(set_name="Club 2026", packet_name="Round 2", submission_ids=[first.pk], editor=editor)
+        editorial.assemble_packet(
+            set_name="Club 2026", packet_name="Round 2", submission_ids=[first.pk], editor=editor
+        )
     with pytest.raises(ServiceError, match="cannot change"):
         editorial.send_back(submission_id=first.pk, editor=editor, comment="too late")
 

@@ -51,9 +51,14 @@ def test_a_writer_submits_with_the_servers_prediction_and_sees_the_comment(works
     assert tfidf["buzz_index"] > 10 and tfidf["answer"] == "Marie Curie"
 
     listing = page.get(response["Location"]).content.decode()
-    assert "Submitted: the editors have it now." in listing and f"word {tfidf['buzz_index'] + 1} (right)" in listing
+    assert (
+        "Submitted: the editors have it now." in listing
+        and f"word {tfidf['buzz_index'] + 1} (right)" in listing
+    )
 
-    sent = editor.post(f"/editor/submission/{s.pk}/", {"action": "send_back", "comment": "Give Pierre later."})
+    sent = editor.post(
+        f"/editor/submission/{s.pk}/", {"action": "send_back", "comment": "Give Pierre later."}
+    )
     assert sent.status_code == 302
     listing = page.get("/workshop/submissions/").content.decode()
     assert "Give Pierre later." in listing and "Resubmit" in listing
@@ -92,7 +97,13 @@ def test_the_editor_edits_as_a_new_version_and_a_packet_with_one_not_accepted_is
     edited = LATE.replace("many years", "decades")
     response = editor.post(
         f"/editor/submission/{curie.pk}/",
-        {"action": "edit", "text": edited, "answer_line": ANSWER_LINE, "category": "Science", "note": "tighter"},
+        {
+            "action": "edit",
+            "text": edited,
+            "answer_line": ANSWER_LINE,
+            "category": "Science",
+            "note": "tighter",
+        },
     )
     assert response.status_code == 302
     review = editor.get(f"/editor/submission/{curie.pk}/").content.decode()
@@ -123,10 +134,18 @@ def test_an_accepted_question_plays_in_a_match_and_its_writers_page_shows_its_ad
     for s in (curie, chopin):
         assert editor.post(f"/editor/submission/{s.pk}/", {"action": "accept"}).status_code == 302
     packets = editor.get("/editor/packets/").content.decode()
-    assert re.search(r'data-category="Science"><th scope="row">Science</th><td class="picked"[^>]*>0</td><td>1</td>', packets)
+    assert re.search(
+        r'data-category="Science"><th scope="row">Science</th><td class="picked"[^>]*>0</td><td>1</td>',
+        packets,
+    )
     made = editor.post(
         "/editor/packets/",
-        {"set_name": "Club 2026", "packet_name": "Round 1", "pick": [curie.pk, chopin.pk], f"order_{chopin.pk}": "1"},
+        {
+            "set_name": "Club 2026",
+            "packet_name": "Round 1",
+            "pick": [curie.pk, chopin.pk],
+            f"order_{chopin.pk}": "1",
+        },
     )
     assert made.status_code == 302
     packet = Packet.objects.get(name="Round 1")
@@ -149,7 +168,10 @@ def test_an_accepted_question_plays_in_a_match_and_its_writers_page_shows_its_ad
     # Three humans, one clearly the strongest (ADVSCORE's δ needs a human above mean + 1 sd).
     play(
         match,
-        {0: [("ben", 2, "Liszt"), ("bot", 3, "Chopin")], 1: [("cy", 10, "Paris"), ("ann", 22, "Marie Curie")]},
+        {
+            0: [("ben", 2, "Liszt"), ("bot", 3, "Chopin")],
+            1: [("cy", 10, "Paris"), ("ann", 22, "Marie Curie")],
+        },
     )
     fits = fit_after_match.apply(args=[match.id]).get()
     score = ItemScore.objects.get(fit_id=fits["live_fit"], tossup=tossups[1])

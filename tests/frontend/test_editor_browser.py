@@ -40,7 +40,9 @@ def server(tmp_path_factory: pytest.TempPathFactory, redis_url: str) -> Iterator
             yield url, ids
 
 
-def login(browser: Any, base: str, user: str, password: str, then: str, viewport: dict[str, int] = LAPTOP) -> Any:
+def login(
+    browser: Any, base: str, user: str, password: str, then: str, viewport: dict[str, int] = LAPTOP
+) -> Any:
     from playwright.sync_api import expect
 
     page = browser.new_context(viewport=viewport).new_page()
@@ -60,7 +62,9 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
     base, ids = server
     with chromium() as browser:
         alice = login(browser, base, "alice", WRITER_PASSWORD, "/workshop/submissions/")
-        row = alice.locator("tr", has=alice.locator(f'form[action="/workshop/draft/{ids["fresh_draft"]}/submit/"]'))
+        row = alice.locator(
+            "tr", has=alice.locator(f'form[action="/workshop/draft/{ids["fresh_draft"]}/submit/"]')
+        )
         row.get_by_role("button", name="Submit to the editor").click()
         expect(alice.locator(".banner.good")).to_contain_text("Submitted")
         expect(alice.locator("tr", has_text="Paris").first).to_contain_text("Submitted")
@@ -93,4 +97,6 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
 
         tablet = login(browser, base, "alice", WRITER_PASSWORD, "/workshop/results/", viewport=IPAD)
         expect(tablet.locator("td.advscore").first).to_be_visible()
-        assert tablet.evaluate("document.scrollingElement.scrollWidth <= innerWidth + 1"), "the page scrolls sideways"
+        assert tablet.evaluate("document.scrollingElement.scrollWidth <= innerWidth + 1"), (
+            "the page scrolls sideways"
+        )

@@ -41,7 +41,9 @@ def writer(username: str) -> Any:
 
 
 def draft(user: Any, text: str = LATE, answer_line: str = ANSWER_LINE, category: str = "Science") -> Draft:
-    return Draft.objects.create(writer=user, title=answer_line[:30], text=text, answer_line=answer_line, category=category)
+    return Draft.objects.create(
+        writer=user, title=answer_line[:30], text=text, answer_line=answer_line, category=category
+    )
 
 
 def play(match: Match, plan: dict[int, list[tuple[str, int, str]]]) -> None:
@@ -86,7 +88,9 @@ def play(match: Match, plan: dict[int, list[tuple[str, int, str]]]) -> None:
                 now = max(now, applied.next_deadline or now)
                 applied = ticks.tick(match.id, now)
                 note(applied.events)
-            applied = services.answer(match_id=match.id, player_id=seat.id, question_id=qid, text=text, now=now)
+            applied = services.answer(
+                match_id=match.id, player_id=seat.id, question_id=qid, text=text, now=now
+            )
             note(applied.events)
             deadline = ticks.tick(match.id, now).next_deadline
     if not ended:
@@ -126,7 +130,10 @@ def scene() -> dict[str, int]:
     for s in (curie, chopin):
         editorial.accept(submission_id=s.pk, editor=editor)
     packet = editorial.assemble_packet(
-        set_name="Club workshop 2026", packet_name="Round 1", submission_ids=[chopin.pk, curie.pk], editor=editor
+        set_name="Club workshop 2026",
+        packet_name="Round 1",
+        submission_ids=[chopin.pk, curie.pk],
+        editor=editor,
     )
     match = services.create_match(
         name="Workshop round 1", tossup_ids=list(packet.tossups.order_by("number").values_list("id", flat=True)),
@@ -135,7 +142,13 @@ def scene() -> dict[str, int]:
     )  # fmt: skip
     for name, team in (("ann", "Red"), ("ben", "Blue"), ("cy", "Blue")):
         services.join_match(code=match.join_code, name=name, team=team)
-    play(match, {0: [("ben", 2, "Liszt"), ("tfidf", 3, "Chopin")], 1: [("tfidf", 6, "Warsaw"), ("cy", 10, "Paris"), ("ann", 22, "Marie Curie")]})
+    play(
+        match,
+        {
+            0: [("ben", 2, "Liszt"), ("tfidf", 3, "Chopin")],
+            1: [("tfidf", 6, "Warsaw"), ("cy", 10, "Paris"), ("ann", 22, "Marie Curie")],
+        },
+    )
     fit_after_match.apply(args=[match.id]).get()
 
     seine_text = "This river rises on the Langres plateau and flows through Paris to the English Channel."
@@ -146,5 +159,10 @@ def scene() -> dict[str, int]:
         category="Geography", predictions=workshop.predict([bot], edited, "Seine [accept Sequana]"),
         note="a vaguer lead-in; Sequana accepted",
     )  # fmt: skip
-    fresh = draft(alice, "This city on the Seine has the Louvre and the Eiffel Tower.", "<b><u>Paris</u></b>", "Geography")
+    fresh = draft(
+        alice,
+        "This city on the Seine has the Louvre and the Eiffel Tower.",
+        "<b><u>Paris</u></b>",
+        "Geography",
+    )
     return {"review": seine.pk, "fresh_draft": fresh.pk}
