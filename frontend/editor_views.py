@@ -41,6 +41,13 @@ def _login(request: HttpRequest) -> HttpResponse | None:
     return None if is_writer(request.user) else redirect_to_login(request.get_full_path())
 
 
+class BotsLoading(ServiceError):
+    """The prediction cannot be made yet: the server is loading the workshop's bots (HTTP 503)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("invalid", message)
+
+
 def _words(text: str) -> list[str]:
     """The words a match reads of ``text`` (power marks removed), as the predictions count them."""
     return [t for t in strip_marks(text.split())[0] if isinstance(t, str)]
@@ -49,7 +56,9 @@ def _words(text: str) -> list[str]:
 def _predict(text: str, answer_line: str, category: str) -> dict[str, dict[str, Any]]:
     """Each workshop bot's predicted buzz on the text (``frontend.workshop.predict``; loads the bots
     the first time); raises ServiceError ``invalid`` for an answer line the judge cannot read or an
-    overlong text (the ``WorkshopError`` that ``predict`` raises)."""
+    overlong text (the ``WorkshopError`` that ``predict`` raises), :class:`BotsLoading` while the bots load."""
+    if workshop.bots_now() is None:  # loading (a minute the first time): never hold the request that long
+        raise BotsLoading("the workshop's bots are still loading: nothing was saved, try again in a minute")
     try:
         return workshop.predict(text, answer_line, category)
     except workshop.workshop.WorkshopError as exc:
@@ -90,6 +99,7 @@ def writer_submissions(request: HttpRequest) -> HttpResponse:
     """The writer's drafts and what the editors did with them."""
     if (login := _login(request)) is not None:
         return login
+    workshop.bots_now()  # start loading the bots for the submit, as the workshop page does
     return _submissions_page(request)
 
 
@@ -107,7 +117,8 @@ def submit_draft(request: HttpRequest, pk: int) -> HttpResponse:
         predictions = _predict(draft.text, draft.answer_line, draft.category)
         editorial.submit_draft(draft=draft, writer=request.user, predictions=predictions)
     except ServiceError as exc:
-        return _submissions_page(request, f"{draft.title or 'Untitled draft'}: {exc.message}", status=400)
+        status = 503 if isinstance(exc, BotsLoading) else 400
+        return _submissions_page(request, f"{draft.title or 'Untitled draft'}: {exc.message}", status=status)
     return redirect(reverse("frontend:writer_submissions") + f"?submitted={draft.pk}")
 
 
@@ -158,6 +169,7 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
     ``action`` accept, edit (``text``, ``answer_line``, ``category``, ``note``) or send_back
     (``comment``)."""
     submission = get_object_or_404(Submission.objects.select_related("writer", "tossup__packet"), pk=pk)
+    workshop.bots_now()  # start loading the bots for an edit's prediction
     error, status = "", 200
     if request.method == "POST":
         action = request.POST.get("action", "")
@@ -185,7 +197,7 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 raise ServiceError("invalid", f"unknown action {action!r}: accept, edit or send_back")
         except ServiceError as exc:
-            error, status = exc.message, 400
+            error, status = exc.message, 503 if isinstance(exc, BotsLoading) else 400
         else:
             return redirect("frontend:editor_review", pk=pk)
         submission.refresh_from_db()
@@ -202,7 +214,7 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
             "versions": versions,
             "categories": CATEGORIES,
             "error": error,
-            "post": request.POST if status == 400 else {},
+            "post": request.POST if status != 200 else {},
         },
         status=status,
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from buzzer.bots import workshop
-from competition import editorial, services
+from competition import editorial, services, tournaments
 from competition.errors import ServiceError
 from competition.models import Packet, QuestionSet, Submission, SubmissionVersion, Tossup
 from tests.bots.workshop_fixture import ANSWER_LINE, VAGUE, fixture_bot
@@ -160,3 +160,13 @@ def test_an_assembled_packet_keeps_writers_and_plays_in_a_match(bot, editor) -> 
     play(match, {0: [("bot", 3, "Chopin")], 1: [("ann", 20, "Marie Curie")]})
     buzzes = {b.tossup_id: (b.player.name, b.ruling, b.points) for b in match.buzzes.select_related("player")}
     assert buzzes == {tossups[0].id: ("bot", "correct", 10), tossups[1].id: ("ann", "correct", 10)}
+
+    # A tournament takes the packet as it takes an imported one: each game plays its tossups.
+    cup = tournaments.create_tournament(
+        name="Workshop cup", packet_ids=[packet.pk], fmt={}, config={"wpm": 600, "auto_rule": True},
+        teams=[{"name": f"T{i}", "players": [{"name": f"p{i}", "kind": "human"}]} for i in (1, 2)],
+    )  # fmt: skip
+    (game,) = cup.games.select_related("match")
+    assert game.match.tossup_ids == [t.id for t in tossups]
+    play(game.match, {1: [("p1", 20, "Marie Curie")]})
+    assert game.match.buzzes.get().tossup.writer == "alice"

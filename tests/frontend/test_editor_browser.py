@@ -2,7 +2,7 @@
 on a tablet), against uvicorn over a scratch database holding a played, fitted workshop packet
 (``tests.support.editorial.scene``) and the toy TF-IDF bot as the server's workshop bot: a writer
 submits a draft, the editor reviews a submission with its versions and predictions, the packet page's
-category balance follows the ticks, and the writer's results show the ADVSCORE of her question.
+category balance follows the ticks (the pages pass axe-core's WCAG 2.1 AA rules), and the writer's results show the ADVSCORE of her question.
 Screenshots: tests/artifacts/screenshots/editor-review.png, writer-results.png (copied to docs/images)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.bots.workshop_fixture import fixture_model
-from tests.frontend.room import IPAD, LAPTOP, shot
+from tests.frontend.room import IPAD, LAPTOP, axe_violations, describe_violations, shot
 from tests.support.browser import chromium
 from tests.support.editorial import EDITOR, WRITER_PASSWORD
 from tests.support.live import live_server, manage
@@ -78,6 +78,7 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
         expect(ed.get_by_role("button", name="Accept version 2")).to_be_visible()
         expect(ed.locator("ol")).to_contain_text("Sequana accepted")
         shot(ed, "editor-review")
+        assert not axe_violations(ed), describe_violations(axe_violations(ed))  # WCAG 2.1 AA
 
         ed.get_by_role("button", name="Accept version 2").click()
         ed.goto(f"{base}/editor/packets/")
@@ -85,6 +86,7 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
         expect(balance).to_have_text("0")
         ed.locator('input[name="pick"]').first.check()
         expect(balance).to_have_text("1")
+        assert not axe_violations(ed), describe_violations(axe_violations(ed))
 
         alice.goto(f"{base}/workshop/results/")
         curie = alice.locator("tr", has_text="Curie")
@@ -94,6 +96,7 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
         expect(alice.locator(".writer-results h2")).to_have_text(["alice"])  # only her own
         expect(alice.locator(".stat", has_text="Rank among writers")).to_contain_text(re.compile(r"\d of 2"))
         shot(alice, "writer-results")
+        assert not axe_violations(alice), describe_violations(axe_violations(alice))
 
         tablet = login(browser, base, "alice", WRITER_PASSWORD, "/workshop/results/", viewport=IPAD)
         expect(tablet.locator("td.advscore").first).to_be_visible()
