@@ -4,7 +4,8 @@ Writers (``frontend.access.is_writer``) submit their own drafts and see what bec
 (organisers, ``is_organiser``: never a writer-only account) review, edit, send back and assemble
 packets (``competition.editorial``). The workshop's prediction kept with each version is computed
 here on the server with ``frontend.workshop.predict``, never taken from the client. Pages (forms,
-CSRF token; a refusal re-renders the page with the message and status 400, nothing changed):
+CSRF token; a refusal re-renders the page with the message and status 400, or 503 while the
+workshop's bots load, nothing changed):
 
 - ``GET /workshop/submissions/``: the writer's drafts, each with its submission's status, the
   editor's comment and "Submit to the editor" / "Resubmit";

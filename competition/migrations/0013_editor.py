@@ -6,47 +6,113 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('competition', '0012_workshop'),
+        ("competition", "0012_workshop"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Submission',
+            name="Submission",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('submitted', 'Submitted'), ('accepted', 'Accepted'), ('returned', 'Returned')], default='submitted', max_length=10)),
-                ('comment', models.TextField(blank=True, help_text="the editor's last comment to the writer")),
-                ('history', models.JSONField(default=list)),
-                ('submitted_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('draft', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='submission', to='competition.draft')),
-                ('tossup', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='submission', to='competition.tossup')),
-                ('writer', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='submissions', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("submitted", "Submitted"),
+                            ("accepted", "Accepted"),
+                            ("returned", "Returned"),
+                        ],
+                        default="submitted",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "comment",
+                    models.TextField(blank=True, help_text="the editor's last comment to the writer"),
+                ),
+                ("history", models.JSONField(default=list)),
+                ("submitted_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "draft",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submission",
+                        to="competition.draft",
+                    ),
+                ),
+                (
+                    "tossup",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="submission",
+                        to="competition.tossup",
+                    ),
+                ),
+                (
+                    "writer",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="submissions",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at'],
+                "ordering": ["-updated_at"],
             },
         ),
         migrations.CreateModel(
-            name='SubmissionVersion',
+            name="SubmissionVersion",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('number', models.PositiveIntegerField()),
-                ('kind', models.CharField(choices=[('submitted', 'Submitted'), ('edited', 'Edited')], max_length=10)),
-                ('answer_line', models.TextField()),
-                ('category', models.CharField(blank=True, max_length=50)),
-                ('text', models.TextField()),
-                ('predictions', models.JSONField(default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('submission', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='versions', to='competition.submission')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("number", models.PositiveIntegerField()),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("submitted", "Submitted"), ("edited", "Edited")], max_length=10
+                    ),
+                ),
+                ("answer_line", models.TextField()),
+                ("category", models.CharField(blank=True, max_length=50)),
+                ("text", models.TextField()),
+                ("predictions", models.JSONField(default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "submission",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="versions",
+                        to="competition.submission",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['submission_id', 'number'],
-                'unique_together': {('submission', 'number')},
+                "ordering": ["submission_id", "number"],
+                "unique_together": {("submission", "number")},
             },
         ),
     ]
