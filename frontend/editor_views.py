@@ -4,8 +4,8 @@ Writers (``frontend.access.is_writer``) submit their own drafts and see what bec
 (organisers, ``is_organiser``: never a writer-only account) review, edit, send back and assemble
 packets (``competition.editorial``). The workshop's prediction kept with each version is computed
 here on the server with ``frontend.workshop.predict``, never taken from the client. Pages (forms,
-CSRF token; a refusal re-renders the page with the message and status 400, or 503 while the
-workshop's bots load, nothing changed):
+CSRF token; a refusal re-renders the page with the message and status 400, nothing changed). A
+submit or an edit waits for the bots the first time the server loads them:
 
 - ``GET /workshop/submissions/``: the writer's drafts, each with its submission's status, the
   editor's comment and "Submit to the editor" / "Resubmit";
@@ -42,13 +42,6 @@ def _login(request: HttpRequest) -> HttpResponse | None:
     return None if is_writer(request.user) else redirect_to_login(request.get_full_path())
 
 
-class BotsLoading(ServiceError):
-    """The prediction cannot be made yet: the server is loading the workshop's bots (HTTP 503)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__("invalid", message)
-
-
 def _words(text: str) -> list[str]:
     """The words a match reads of ``text`` (power marks removed), as the predictions count them."""
     return [t for t in strip_marks(text.split())[0] if isinstance(t, str)]
@@ -57,9 +50,7 @@ def _words(text: str) -> list[str]:
 def _predict(text: str, answer_line: str, category: str) -> dict[str, dict[str, Any]]:
     """Each workshop bot's predicted buzz on the text (``frontend.workshop.predict``; loads the bots
     the first time); raises ServiceError ``invalid`` for an answer line the judge cannot read or an
-    overlong text (the ``WorkshopError`` that ``predict`` raises), :class:`BotsLoading` while the bots load."""
-    if workshop.bots_now() is None:  # loading (a minute the first time): never hold the request that long
-        raise BotsLoading("the workshop's bots are still loading: nothing was saved, try again in a minute")
+    overlong text (the ``WorkshopError`` that ``predict`` raises)."""
     try:
         return workshop.predict(text, answer_line, category)
     except workshop.workshop.WorkshopError as exc:
@@ -100,7 +91,6 @@ def writer_submissions(request: HttpRequest) -> HttpResponse:
     """The writer's drafts and what the editors did with them."""
     if (login := _login(request)) is not None:
         return login
-    workshop.bots_now()  # start loading the bots for the submit, as the workshop page does
     return _submissions_page(request)
 
 
@@ -118,8 +108,7 @@ def submit_draft(request: HttpRequest, pk: int) -> HttpResponse:
         predictions = _predict(draft.text, draft.answer_line, draft.category)
         editorial.submit_draft(draft=draft, writer=request.user, predictions=predictions)
     except ServiceError as exc:
-        status = 503 if isinstance(exc, BotsLoading) else 400
-        return _submissions_page(request, f"{draft.title or 'Untitled draft'}: {exc.message}", status=status)
+        return _submissions_page(request, f"{draft.title or 'Untitled draft'}: {exc.message}", status=400)
     return redirect(reverse("frontend:writer_submissions") + f"?submitted={draft.pk}")
 
 
@@ -170,7 +159,6 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
     ``action`` accept, edit (``text``, ``answer_line``, ``category``, ``note``) or send_back
     (``comment``)."""
     submission = get_object_or_404(Submission.objects.select_related("writer", "tossup__packet"), pk=pk)
-    workshop.bots_now()  # start loading the bots for an edit's prediction
     error, status = "", 200
     if request.method == "POST":
         action = request.POST.get("action", "")
@@ -198,7 +186,7 @@ def editor_review(request: HttpRequest, pk: int) -> HttpResponse:
             else:
                 raise ServiceError("invalid", f"unknown action {action!r}: accept, edit or send_back")
         except ServiceError as exc:
-            error, status = exc.message, 503 if isinstance(exc, BotsLoading) else 400
+            error, status = exc.message, 400
         else:
             return redirect("frontend:editor_review", pk=pk)
         submission.refresh_from_db()

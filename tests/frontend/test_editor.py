@@ -206,14 +206,3 @@ def test_no_fit_yet_is_unknown_never_zero(workshop_bots, editor) -> None:
     page = logged_in(alice).get("/workshop/results/").content.decode()
     assert "there is no fit yet" in page
     assert '<td class="advscore">unknown</td>' in page and "0.000" not in page
-
-
-def test_while_the_bots_load_a_submission_waits_and_nothing_is_saved(monkeypatch) -> None:
-    from frontend import workshop
-
-    monkeypatch.setitem(workshop._state, "bots", None)
-    monkeypatch.setitem(workshop._state, "thread", object())  # a load under way
-    alice = writer("alice")
-    response = submit(logged_in(alice), draft(alice).pk)
-    assert response.status_code == 503 and "still loading" in response.content.decode()
-    assert not Submission.objects.exists()

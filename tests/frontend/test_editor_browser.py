@@ -66,8 +66,11 @@ def test_a_writer_submits_the_editor_reviews_and_the_writer_sees_her_advscore(
             "tr", has=alice.locator(f'form[action="/workshop/draft/{ids["fresh_draft"]}/submit/"]')
         )
         row.get_by_role("button", name="Submit to the editor").click()
-        expect(alice.locator(".banner.good")).to_contain_text("Submitted")
-        expect(alice.locator("tr", has_text="Paris").first).to_contain_text("Submitted")
+        # The first submit waits while the server loads its workshop bot (the toy TF-IDF model).
+        expect(alice.locator(".banner.good")).to_contain_text("Submitted", timeout=60_000)
+        paris = alice.locator("tr", has_text="Paris").first
+        expect(paris).to_contain_text("Submitted")
+        expect(paris).to_contain_text("v1: tfidf")  # the server's prediction, kept with the version
 
         ed = login(browser, base, *EDITOR, "/editor/")
         waiting = ed.locator("section", has=ed.get_by_role("heading", name=re.compile("Waiting for review")))
