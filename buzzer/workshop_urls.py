@@ -1,8 +1,9 @@
-"""The writing workshop's URLs (``buzzer.workshop_views``), under ``/workshop/`` (config/urls.py)."""
+"""The writing workshop's URLs (``buzzer.workshop_views``; submissions and results:
+``buzzer.editor_views``), under ``/workshop/`` (config/urls.py)."""
 
 from django.urls import path
 
-from buzzer import workshop_views
+from buzzer import editor_views, workshop_views
 
 app_name = "workshop"
 
@@ -14,4 +15,8 @@ urlpatterns = [
     path("api/drafts/<int:pk>", workshop_views.api_draft_save, name="save"),
     path("api/drafts/<int:pk>/analyse", workshop_views.api_draft_analyse, name="analyse"),
     path("api/drafts/<int:pk>/versions", workshop_views.api_draft_versions, name="versions"),
+    # submitting to the editor, and the writer's results after play (buzzer.editor_views)
+    path("submissions/", editor_views.writer_submissions, name="submissions"),
+    path("draft/<int:pk>/submit/", editor_views.submit_draft, name="submit"),
+    path("results/", editor_views.results_page, name="results"),
 ]

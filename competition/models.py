@@ -672,3 +672,62 @@ class DraftVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.draft} v{self.number}"
+
+
+# --- editor (issue 32): submissions to the editors, their versions, and the packets made of them ---
+
+
+class Submission(models.Model):
+    """A writer's draft submitted to the editors (``competition.editorial``): ``status`` submitted →
+    accepted, or returned with ``comment`` (the writer resubmits: a new version, submitted again).
+    ``tossup``: the tossup made of it when an editor put it in a packet (then it plays as imported
+    ones do). ``history``: ``[{"at", "by", "action", "comment"}]``, every step, oldest first."""
+
+    class Status(models.TextChoices):
+        SUBMITTED = "submitted"
+        ACCEPTED = "accepted"
+        RETURNED = "returned"
+
+    draft = models.OneToOneField(Draft, on_delete=models.CASCADE, related_name="submission")
+    writer = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="submissions")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUBMITTED)
+    comment = models.TextField(blank=True, help_text="the editor's last comment to the writer")
+    history = models.JSONField(default=list)
+    tossup = models.OneToOneField(
+        Tossup, null=True, blank=True, on_delete=models.SET_NULL, related_name="submission"
+    )
+    submitted_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+
+class SubmissionVersion(models.Model):
+    """One version of a submission: what the writer submitted, or an editor's edit, with
+    ``predictions``, each workshop bot's predicted buzz on that text computed by the server
+    (``buzzer.bots.workshop.predict``: ``{bot: {"buzz_index", "answer", "correct"}}``)."""
+
+    class Kind(models.TextChoices):
+        SUBMITTED = "submitted"
+        EDITED = "edited"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    author = models.ForeignKey("auth.User", null=True, on_delete=models.SET_NULL, related_name="+")
+    answer_line = models.TextField()
+    category = models.CharField(max_length=50, blank=True)
+    text = models.TextField()
+    predictions = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        unique_together = [("submission", "number")]
+        ordering = ["submission_id", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.submission} v{self.number}"

@@ -11,5 +11,6 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("workshop/", include("buzzer.workshop_urls")),  # workshop (issue 32)
+    path("editor/", include("buzzer.editor_urls")),  # the editor's desk (issue 32)
     path("", include("frontend.urls")),
 ]

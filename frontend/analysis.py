@@ -35,11 +35,6 @@ SMALL_SAMPLE_ITEMS = 30
 WIDE_SE = 0.5
 
 
-def latest_live_fit() -> Fit | None:
-    """The most recent finished fit of the live event's responses, or None."""
-    return Fit.objects.filter(dataset=LIVE_DATASET, status=Fit.Status.DONE).order_by("-created_at").first()
-
-
 def _finite(x: float | None) -> float | None:
     return None if x is None or not math.isfinite(x) else x
 

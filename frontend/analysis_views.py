@@ -16,7 +16,7 @@ from competition.roles import is_organiser, organiser_required
 from frontend import analysis
 from irt import tasks
 from irt.models import Fit
-from irt.selectors import same_response_fits
+from irt.selectors import latest_live_fit, same_response_fits
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +29,7 @@ def analysis_page(request: HttpRequest, fit_id: int | None = None) -> HttpRespon
     show their progress (polled, ``api_fit_progress``); logged-in users get "Refit now"
     (``analysis_refit``; ``?refit=queued`` after it). ``twins``: the other finished fits of the
     very same responses as this one (``irt.selectors.same_response_fits``)."""
-    fit = analysis.latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
+    fit = latest_live_fit() if fit_id is None else get_object_or_404(Fit, pk=fit_id)
     include_flagged = request.GET.get("flagged") == "1"
     reveal = is_organiser(request.user)
     context: dict[str, Any] = (

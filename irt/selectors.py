@@ -269,3 +269,8 @@ def same_response_fits(fits: Iterable[Fit]) -> dict[int, list[Fit]]:
     ):
         twins[f.snapshot_hash].append(f)
     return {f.id: [t for t in twins[f.snapshot_hash] if t.id != f.id] for f in fits}
+
+
+def latest_live_fit() -> Fit | None:
+    """The most recent finished fit of the live event's responses (dataset ``live``), or None."""
+    return Fit.objects.filter(dataset="live", status=Fit.Status.DONE).order_by("-created_at").first()

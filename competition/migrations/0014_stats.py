@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competition', '0011_player_first_connected'),
+        ('competition', '0013_editor'),
     ]
 
     operations = [

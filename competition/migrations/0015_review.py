@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('competition', '0011_player_first_connected'),
+        ('competition', '0014_stats'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
