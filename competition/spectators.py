@@ -104,12 +104,20 @@ SNAPSHOT: Schema = _keys(
     ),
     history=[_HISTORY],
     match=_keys("match_id", "name", "join_code", "preset"),
+    players_per_team=LEAF,
+    lineups=LEAF,  # {team id: [seat ids]}: ids only, names come from ``players``
+    periods=_keys("half", "overtime", "tossups_per_half", "timeouts", "timeouts_per", "timeouts_left",
+                  "timeout", "timeout_seconds"),
 )  # fmt: skip
 
 E = EventName
 EVENTS: dict[str, Schema] = {
     E.PAUSED: {},
     E.RESUMED: _keys("shift"),
+    E.LINEUP_CHANGED: _keys("first_tossup", "player_in", "player_out", "players", "reason", "team_id"),
+    E.TIMEOUT_CALLED: _keys("ends_at", "left", "length", "next_tossup_at", "team_id"),
+    E.HALFTIME: _keys("half", "timeouts_left", scores=SCORE),
+    E.OVERTIME_STARTED: _keys("bonuses", "first_tossup", "tossups", scores=SCORE),
     E.SPEED_CHANGED: _keys("wpm"),
     E.PACE_CHANGED: _keys("between_questions", "next_tossup_at"),
     E.BETWEEN_QUESTIONS: _keys("next_tossup_at"),
