@@ -186,13 +186,13 @@ def _fits(initials: str, ans: Answer) -> bool:
     return all(ch in firsts for ch in initials)
 
 
-def _hedged(line: AnswerLine, given: str, verdict: Judgement, **kw: Any) -> Judgement:
+def _hedged(line: AnswerLine, source: str, given: str, verdict: Judgement, **kw: Any) -> Judgement:
     """A given answer listing candidates ("Bach, Handel or Telemann") earns the credit of its worst part:
     one that matches nothing makes it a reject (a hedge is not an answer)."""
     parts = [p for p in _HEDGE.split(given) if p.strip()]
     if verdict.verdict not in (Verdict.ACCEPT, Verdict.PROMPT) or len(parts) < 2:
         return verdict
-    if verdict.reason.startswith(("accept: strict", "prompt: strict")):
+    if fold(given) in fold(source):
         return verdict  # the whole given is written in the line ("Twelfth Night, or What You Will")
     for part in parts:
         if _decide(line, part, **kw).verdict is Verdict.REJECT:
@@ -227,7 +227,7 @@ def judge(
         if not line.clauses[0].answers and len(line.clauses) == 1:
             return Judgement(Verdict.NEEDS_MODERATOR, None, "answer line has no parsable answer")
         kw = {"token_index": token_index, "token_count": token_count, "question": question}
-        return _hedged(line, given, _decide(line, given, **kw), **kw)
+        return _hedged(line, answer_line, given, _decide(line, given, **kw), **kw)
     except Exception as exc:  # a judge must never take the match down; the moderator rules instead
         return Judgement(
             Verdict.NEEDS_MODERATOR, None, f"could not parse answer line ({type(exc).__name__}: {exc})"

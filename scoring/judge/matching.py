@@ -61,7 +61,8 @@ def pair_cost(g: Token, c: Token, lenient: bool) -> int | None:
     for cf in c_forms:
         d = OSA.distance(g.surface, cf)
         slip = d > 0 and _slip(g.surface, cf)
-        if 0 < d <= _budget(len(cf)) or slip:
+        # a changed first letter is another word (Prussia/Russia), not a typo
+        if (0 < d <= _budget(len(cf)) and g.surface[:1] == cf[:1]) or slip:
             cost = 1 if slip else d  # a slip costs one edit however it is spelled
             best = cost if best is None else min(best, cost)
     if best is None and len(g.surface) >= 5 and len(c.surface) >= 5 and g.surface[0] == c.surface[0]:

@@ -228,14 +228,15 @@ def generate(lines: list[_Line], seed: int = SEED) -> Iterator[Case]:
             if take("either:part"):
                 part = rng.choice(plain_words)
                 yield Case("either", "accept", part, ln.answer_line, "generated", "one part")
-                (other,) = _others(either_words, ln.answer_line, rng, 1)
-                yield Case("either", "reject", other, ln.answer_line, "generated", "another line's part")
+                for other in _others(either_words, ln.answer_line, rng, 1):
+                    yield Case("either", "reject", other, ln.answer_line, "generated", "another line's part")
         # word salad
         same = by_category.get(ln.category, [])
         if re.fullmatch(r"[A-Z][A-Za-z]+", ln.main) and len(same) >= 20 and take("word_salad:hedge"):
-            a, b = _others(same, ln.answer_line, rng, 2)
-            given = rng.choice((f"{ln.main}, {a} or {b}", f"{a} or {ln.main}", f"{ln.main} {a} {b}"))
-            yield Case("word_salad", "reject", given, ln.answer_line, "generated", "hedged with other answers")
+            if len(picks := _others(same, ln.answer_line, rng, 2)) == 2:
+                a, b = picks
+                given = rng.choice((f"{ln.main}, {a} or {b}", f"{a} or {ln.main}", f"{ln.main} {a} {b}"))
+                yield Case("word_salad", "reject", given, ln.answer_line, "generated", "hedged with other answers")
         q_words = ln.question.replace("(*)", " ").split()
         line_words = {fold(w) for w in _words(ln.answer_line)}
         if len(q_words) > 20 and take("word_salad:question words"):
@@ -278,10 +279,13 @@ def _near_misses(pool: list[_Line]) -> dict[str, str]:
 
 
 def _others(pool: list[str], answer_line: str, rng: random.Random, n: int) -> list[str]:
-    """``n`` distinct members of ``pool`` whose words are not in ``answer_line``."""
+    """``n`` distinct members of ``pool`` whose words are not in ``answer_line`` (fewer when 100 draws
+    find fewer)."""
     line = fold(answer_line)
     out: list[str] = []
-    while len(out) < n:
+    for _ in range(100):
+        if len(out) == n:
+            break
         pick = rng.choice(pool)
         if pick not in out and fold(pick) not in line:
             out.append(pick)
