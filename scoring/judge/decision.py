@@ -5,9 +5,13 @@ Decision order (a hit at a stronger match level always wins over a weaker one):
 1. match levels, strongest first: strict, exact, fuzzy, loose (see ``scoring.judge.matching``);
 2. within a level: reject clauses first, then accept (incl. anti-prompt), then prompt; at the fuzzy level the
    closest candidate wins;
-3. a partial answer (some but not all required words) → prompt when the line says "prompt on partial",
-   else reject;
-4. nothing matched → needs_moderator if the line has a free-text clause ("accept equivalents", "answers
+3. a partial answer (some but not all required words) → prompt when the line says "prompt on partial", or
+   when it lacks only a monarch's number ("Louis" for Louis XIV) or is part of a title (a function word inside
+   the required words: "Six Characters"), else reject (a partial name, as qb-answer-checker's data rules);
+4. initials in the given must stand for the answer's words before its last ("J. S. Bach", not "C. P. E.
+   Bach"), else that answer does not match; a given listing candidates ("Mozart or Haydn") is rejected when
+   one of them matches nothing;
+5. nothing matched → needs_moderator if the line has a free-text clause ("accept equivalents", "answers
    indicating …"), else reject.
 
 Timing clauses ("before X is read", "until …", "after …", "but prompt after") need the reveal position.
@@ -159,7 +163,9 @@ def _decide(
         shape = shapes.get(id(ans), "")
         if clause.kind in ("accept", "antiprompt") and shape in ("regnal", "title"):
             what = "a name without its number" if shape == "regnal" else "part of a title"
-            return Judgement(Verdict.PROMPT, None, f"prompt: incomplete answer ({what}) to {_describe(clause)}")
+            return Judgement(
+                Verdict.PROMPT, None, f"prompt: incomplete answer ({what}) to {_describe(clause)}"
+            )
     if hits["partial"]:
         return Judgement(
             Verdict.REJECT, None, f"reject: partial answer to {_describe(hits['partial'][0][2])}"
@@ -226,7 +232,7 @@ def judge(
         line = parse_answer_line(answer_line or "")
         if not line.clauses[0].answers and len(line.clauses) == 1:
             return Judgement(Verdict.NEEDS_MODERATOR, None, "answer line has no parsable answer")
-        kw = {"token_index": token_index, "token_count": token_count, "question": question}
+        kw: dict[str, Any] = {"token_index": token_index, "token_count": token_count, "question": question}
         return _hedged(line, answer_line, given, _decide(line, given, **kw), **kw)
     except Exception as exc:  # a judge must never take the match down; the moderator rules instead
         return Judgement(

@@ -1,9 +1,11 @@
 """Matching (pure): how closely a given answer's tokens match one parsed answer.
 
 ``match_answer`` grades a match *strict* (identical after folding), *exact* (same words after folding,
-articles, numbers, plurals, word order, compounds, acronyms), *fuzzy* (typos: about one edit per 6.5
-characters; vowel-insensitive transliteration variants), *loose* (lenient lines only: most words, or the last)
-or *partial* (some but not all required words). ``given_variants`` adds the given answer's spellings with one
+articles, numbers, plurals, word order, compounds, acronyms, initials of consecutive words), *fuzzy* (typos:
+about one edit per 6.5 characters, and slips beyond it: ``_slip``; never a changed first letter;
+vowel-insensitive transliteration variants), *loose* (lenient lines only: most words, or the last)
+or *partial* (some but not all required words; ``Match.shape`` says what is missing). A given with
+many words beyond the answer, or a number the answer lacks, does not match. ``given_variants`` adds the given answer's spellings with one
 nickname/abbreviation substituted (``data/equivalents.json``: Dr. → Doctor).
 """
 
@@ -103,7 +105,10 @@ def _initials(word: str, words: list[Token]) -> bool:
     return (
         len(words) == len(word)
         and word.isalpha()
-        and all(not t.numeric and len(t.surface) > 1 and t.surface[0] == ch for t, ch in zip(words, word, strict=True))
+        and all(
+            not t.numeric and len(t.surface) > 1 and t.surface[0] == ch
+            for t, ch in zip(words, word, strict=True)
+        )
     )
 
 

@@ -75,7 +75,24 @@ _PERSON = re.compile(
 _EITHER = re.compile(r"accept\s+(?:either|both)\b", re.I)
 _INNER = {"of", "in", "and", "the", "to", "for", "on", "with", "from", "a", "an", "at", "by"}
 _TITLE_CATEGORIES = {"Literature", "Fine Arts", "Music"}
-_ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI"]
+_ROMAN = [
+    "I",
+    "II",
+    "III",
+    "IV",
+    "V",
+    "VI",
+    "VII",
+    "VIII",
+    "IX",
+    "X",
+    "XI",
+    "XII",
+    "XIII",
+    "XIV",
+    "XV",
+    "XVI",
+]
 
 
 @dataclass(frozen=True)
@@ -131,7 +148,11 @@ def _edit(word: str, rng: random.Random) -> str:
         kind = rng.choice(("change", "drop", "double", "swap"))
         i = rng.randrange(1, len(word) - (1 if kind == "swap" else 0))
         if kind == "change":
-            new = word[:i] + rng.choice([c for c in "abcdefghijklmnopqrstuvwxyz" if c != word[i]]) + word[i + 1 :]
+            new = (
+                word[:i]
+                + rng.choice([c for c in "abcdefghijklmnopqrstuvwxyz" if c != word[i]])
+                + word[i + 1 :]
+            )
         elif kind == "drop":
             new = word[:i] + word[i + 1 :]
         elif kind == "double":
@@ -189,17 +210,32 @@ def generate(lines: list[_Line], seed: int = SEED) -> Iterator[Case]:
                 given = ln.main.replace(longest, typo, 1)
                 yield Case("misspelling", "accept", given, ln.answer_line, "generated", "typo")
         if (miss := near_misses.get(ln.main)) and take("misspelling:near miss"):
-            yield Case("misspelling", "reject", miss, ln.answer_line, "generated", "another answer a letter or two off")
+            yield Case(
+                "misspelling",
+                "reject",
+                miss,
+                ln.answer_line,
+                "generated",
+                "another answer a letter or two off",
+            )
         # incomplete: regnal numbers
         if m := re.fullmatch(r"([A-Z][a-z]+) ([IVX]+)", ln.main):
             name, numeral = m.groups()
             if numeral in _ROMAN and take("incomplete:regnal"):
                 yield Case("incomplete", "prompt", name, ln.answer_line, "generated", "no regnal number")
                 k = _ROMAN.index(numeral)
-                other = _ROMAN[k + 1] if k + 1 < len(_ROMAN) and rng.random() < 0.5 or k == 0 else _ROMAN[k - 1]
-                yield Case("incomplete", "reject", f"{name} {other}", ln.answer_line, "generated", "other number")
+                other = (
+                    _ROMAN[k + 1] if (k + 1 < len(_ROMAN) and rng.random() < 0.5) or k == 0 else _ROMAN[k - 1]
+                )
+                yield Case(
+                    "incomplete", "reject", f"{name} {other}", ln.answer_line, "generated", "other number"
+                )
         # incomplete: titles
-        if ln.category in _TITLE_CATEGORIES and len(plain_words) >= 4 and not _PERSON.search(ln.question[-200:]):
+        if (
+            ln.category in _TITLE_CATEGORIES
+            and len(plain_words) >= 4
+            and not _PERSON.search(ln.question[-200:])
+        ):
             cut = next((i for i, w in enumerate(plain_words[1:], 1) if w.lower() in _INNER), None)
             rest = [w for w in plain_words[cut or 0 :] if w.lower() not in _INNER]
             if cut and len(rest) >= 2 and take("incomplete:title"):
@@ -215,28 +251,39 @@ def generate(lines: list[_Line], seed: int = SEED) -> Iterator[Case]:
             firsts, surname = plain_words[:-1], plain_words[-1]
             style = rng.choice(("spaced", "dotted", "run"))
             letters = [w[0] for w in firsts]
-            joined = {"spaced": " ".join(f"{c}." for c in letters), "dotted": "".join(f"{c}." for c in letters)}
+            joined = {
+                "spaced": " ".join(f"{c}." for c in letters),
+                "dotted": "".join(f"{c}." for c in letters),
+            }
             given = f"{joined.get(style, ''.join(letters))} {surname}"
             yield Case("initials", "accept", given, ln.answer_line, "generated", "initials of first names")
             wrong = rng.choice([c for c in "ABCDEFGHJKLMNPRSTW" if c not in letters])
-            yield Case("initials", "reject", f"{wrong}. {surname}", ln.answer_line, "generated", "wrong initial")
+            yield Case(
+                "initials", "reject", f"{wrong}. {surname}", ln.answer_line, "generated", "wrong initial"
+            )
         # acronym another line of the same answer lists
         if (acr := acronyms.get(ln.main)) and acr not in ln.answer_line and take("initials:acronym"):
             yield Case("initials", "accept", acr, ln.answer_line, "generated", "acronym listed elsewhere")
         # accept either
-        if _EITHER.search(ln.answer_line) and len(plain_words) == 2 and all(len(w) > 3 for w in words):
-            if take("either:part"):
-                part = rng.choice(plain_words)
-                yield Case("either", "accept", part, ln.answer_line, "generated", "one part")
-                for other in _others(either_words, ln.answer_line, rng, 1):
-                    yield Case("either", "reject", other, ln.answer_line, "generated", "another line's part")
+        two_words = len(plain_words) == 2 and all(len(w) > 3 for w in words)
+        if _EITHER.search(ln.answer_line) and two_words and take("either:part"):
+            part = rng.choice(plain_words)
+            yield Case("either", "accept", part, ln.answer_line, "generated", "one part")
+            for other in _others(either_words, ln.answer_line, rng, 1):
+                yield Case("either", "reject", other, ln.answer_line, "generated", "another line's part")
         # word salad
         same = by_category.get(ln.category, [])
-        if re.fullmatch(r"[A-Z][A-Za-z]+", ln.main) and len(same) >= 20 and take("word_salad:hedge"):
-            if len(picks := _others(same, ln.answer_line, rng, 2)) == 2:
-                a, b = picks
-                given = rng.choice((f"{ln.main}, {a} or {b}", f"{a} or {ln.main}", f"{ln.main} {a} {b}"))
-                yield Case("word_salad", "reject", given, ln.answer_line, "generated", "hedged with other answers")
+        if (
+            re.fullmatch(r"[A-Z][A-Za-z]+", ln.main)
+            and len(same) >= 20
+            and take("word_salad:hedge")
+            and len(picks := _others(same, ln.answer_line, rng, 2)) == 2
+        ):
+            a, b = picks
+            given = rng.choice((f"{ln.main}, {a} or {b}", f"{a} or {ln.main}", f"{ln.main} {a} {b}"))
+            yield Case(
+                "word_salad", "reject", given, ln.answer_line, "generated", "hedged with other answers"
+            )
         q_words = ln.question.replace("(*)", " ").split()
         line_words = {fold(w) for w in _words(ln.answer_line)}
         if len(q_words) > 20 and take("word_salad:question words"):
@@ -245,15 +292,21 @@ def generate(lines: list[_Line], seed: int = SEED) -> Iterator[Case]:
                 start = rng.randrange(0, len(q_words) - n)
                 chunk = [w.strip(".,;:\"'()") for w in q_words[start : start + n]]
                 if chunk and not any(fold(w) in line_words for w in chunk):
-                    yield Case("word_salad", "reject", " ".join(chunk), ln.answer_line, "generated", "question words")
+                    yield Case(
+                        "word_salad", "reject", " ".join(chunk), ln.answer_line, "generated", "question words"
+                    )
                     break
         if len(q_words) > 20 and len(plain_words) <= 2 and take("word_salad:shuffled"):
             extra = [w.strip(".,;:\"'()") for w in rng.sample(q_words, 4)]
-            extra = [w for w in extra if w and fold(w) not in line_words and fold(w) not in ("the", "a", "an")]
+            extra = [
+                w for w in extra if w and fold(w) not in line_words and fold(w) not in ("the", "a", "an")
+            ]
             if len(extra) >= 3:
                 mix = plain_words + extra
                 rng.shuffle(mix)
-                yield Case("word_salad", "reject", " ".join(mix), ln.answer_line, "generated", "answer among salad")
+                yield Case(
+                    "word_salad", "reject", " ".join(mix), ln.answer_line, "generated", "answer among salad"
+                )
 
 
 def _near_misses(pool: list[_Line]) -> dict[str, str]:
@@ -332,7 +385,9 @@ def evaluate(selected: list[Case]) -> dict[str, tuple[int, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     """Print the per-class accuracy table of the chosen split; ``--misses`` lists dev misses."""
-    parser = argparse.ArgumentParser(prog="python -m scoring.judge.protests", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m scoring.judge.protests", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--split", choices=("dev", "heldout", "all"), default="heldout")
     parser.add_argument("--misses", action="store_true", help="list the misses (dev only)")
     args = parser.parse_args(argv)
@@ -353,7 +408,9 @@ def main(argv: list[str] | None = None) -> int:
         for c in selected:
             if not correct(c):
                 v = judge(c.answer_line, c.given)
-                print(f"[{c.cls}/{c.rule}] want {c.label} got {v.verdict}: {c.given!r} vs {c.answer_line[:90]!r} ({v.reason})")
+                print(
+                    f"[{c.cls}/{c.rule}] want {c.label} got {v.verdict}: {c.given!r} vs {c.answer_line[:90]!r} ({v.reason})"
+                )
     return 0
 
 

@@ -79,7 +79,11 @@ def test_initials_and_abbreviations(line: str, given: str, verdict: str) -> None
         ("Galileo Galilei [accept either]", "Galilei", "accept"),
         ("Sancho Panza (accept either)", "Sancho", "accept"),
         ("Romulus and Remus [accept either or both]", "Romulus", "accept"),
-        ("Fitzwilliam Darcy (accept either or both underlined portions; or Mr. Darcy)", "Fitzwilliam", "accept"),
+        (
+            "Fitzwilliam Darcy (accept either or both underlined portions; or Mr. Darcy)",
+            "Fitzwilliam",
+            "accept",
+        ),
         ("<b><u>Castor</u></b> and <b><u>Pollux</u></b> [accept either]", "Helen", "reject"),
         ("Dvorak [accept either Dvorak or Antonin]", "Antonin", "accept"),  # "either" naming answers
         ("<b><u>Romulus</u></b> [do not accept Remus]", "Remus", "reject"),
@@ -109,7 +113,9 @@ def test_word_salad(line: str, given: str, verdict: str) -> None:
 
 def test_generated_cases_are_deterministic_and_labelled_by_their_rule() -> None:
     lines = [
-        _Line("Louis XIV [or Louis the Great]", "Louis XIV", "For 10 points, name this French king.", "History"),
+        _Line(
+            "Louis XIV [or Louis the Great]", "Louis XIV", "For 10 points, name this French king.", "History"
+        ),
         _Line(
             "Six Characters in Search of an Author",
             "Six Characters in Search of an Author",
@@ -122,7 +128,9 @@ def test_generated_cases_are_deterministic_and_labelled_by_their_rule() -> None:
             "This man wrote many cantatas and fugues. For 10 points, name this composer of the Mass in B minor.",
             "Fine Arts",
         ),
-        _Line("Robinson Crusoe [accept either underlined portion]", "Robinson Crusoe", "Q " * 30, "Literature"),
+        _Line(
+            "Robinson Crusoe [accept either underlined portion]", "Robinson Crusoe", "Q " * 30, "Literature"
+        ),
     ]
     first, again = list(generate(lines, seed=5)), list(generate(lines, seed=5))
     assert first == again and first
@@ -146,7 +154,10 @@ def test_split_is_fixed_by_the_case_and_held_out_is_never_listed(capsys: pytest.
     share = splits.count("heldout") / len(splits)
     assert abs(share - HELDOUT_SHARE) < 0.2
     moved = Case("either", "accept", "Pollux", "Castor and Pollux [accept either]", "hand", "")
-    assert moved.split == Case("either", "accept", "Pollux", "Castor and Pollux [accept either]", "generated", "x").split
+    assert (
+        moved.split
+        == Case("either", "accept", "Pollux", "Castor and Pollux [accept either]", "generated", "x").split
+    )
     table = evaluate(hand)
     assert sum(n for _, n in table.values()) == len(hand)
     with pytest.raises(SystemExit):
