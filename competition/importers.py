@@ -1,7 +1,7 @@
 """Question import: read a question file with ``formats`` and store it in the database.
 
 Parsing is pure and lives in ``formats`` (one module per format: ``formats.qbreader``, ``formats.qanta``,
-``formats.demo``, ``formats.expo``; filters and the invalid-record policy in ``formats.questions``):
+``formats.demo``, ``formats.expo``, ``formats.runner``, ``formats.docx``; filters and the invalid-record policy in ``formats.questions``):
 ``parse_file`` reads a whole file, validates every record that passes the filters and returns plain
 records, or raises ``QuestionFileError`` naming the file and line. Only then does ``write_questions``
 (Django, imported lazily) store everything in ONE ``transaction.atomic()``, so a bad file never leaves a
@@ -10,7 +10,7 @@ half-written import. ``import_file`` does both.
 Each format maps to rows so: one ``QuestionSet`` per set name (``source`` = the format name), one
 ``Packet`` per (set, packet name), tossups and bonuses numbered as the format says.
 
-Media: a tossup's markers (``[[image:pics/x.png|alt|lockout=2]]``, ``[[audio:…]]``, ``[[delay:2]]``;
+Media: a tossup's markers (and a bonus lead-in's or part's) (``[[image:pics/x.png|alt|lockout=2]]``, ``[[audio:…]]``, ``[[delay:2]]``;
 the runner's ``<multimodal …>`` tags; ``formats.media``) are read from the file's folder while
 parsing, stored as ``MediaFile`` rows by content hash in the same transaction, and kept in the
 question text in their stored form (``[[image:sha256:…|alt|lockout=2|mime=image/png]]``).
@@ -164,13 +164,18 @@ def _store_media(files: list[ParsedFile]) -> None:
     from competition.models import MediaFile, media_path
 
     blobs = {sha: blob for f in files for sha, blob in f.media.items()}
-    named = {sha for f in files for t in f.tossups for sha in SHA256_RE.findall(t.question)}
+    texts = [(f.path, t.line, t.question) for f in files for t in f.tossups] + [
+        (f.path, b.line, text)
+        for f in files
+        for b in f.bonuses
+        for text in (b.leadin, *(p.text for p in b.parts))
+    ]
+    named = {sha for _, _, text in texts for sha in SHA256_RE.findall(text)}
     known = set(MediaFile.objects.filter(sha256__in=named | blobs.keys()).values_list("sha256", flat=True))
-    for f in files:
-        for t in f.tossups:
-            for sha in SHA256_RE.findall(t.question):
-                if sha not in known and sha not in blobs:
-                    raise QuestionFileError(f.path, t.line, f"no stored media file has sha256 {sha}")
+    for path, line, text in texts:
+        for sha in SHA256_RE.findall(text):
+            if sha not in known and sha not in blobs:
+                raise QuestionFileError(path, line, f"no stored media file has sha256 {sha}")
     storage = MediaFile._meta.get_field("file").storage  # type: ignore[union-attr]
     for sha, blob in blobs.items():
         if sha in known:

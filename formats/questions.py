@@ -2,9 +2,10 @@
 
 Formats (``FORMATS``; ``.gz`` is detected by its magic bytes, for any of them): ``qbreader``
 (``formats.qbreader``), ``qanta`` (``formats.qanta``), ``demo`` (``formats.demo``), ``expo``
-(``formats.expo``) and ``runner`` (a qb-tournament-runner packet: ``formats.runner``). Text is kept as in the source except for surrounding whitespace (stripped: the
+(``formats.expo``), ``runner`` (a qb-tournament-runner packet: ``formats.runner``) and ``docx`` (a Word
+packet as writers send it, YAPP's conventions: ``formats.docx``). Text is kept as in the source except for surrounding whitespace (stripped: the
 PDF-extracted qbreader text has stray leading spaces); power marks, answer-line HTML and directives
-and categories are kept. A tossup's media markers (``[[image:pics/x.png|alt|lockout=2]]``, the
+and categories are kept. A tossup's or bonus's media markers (``[[image:pics/x.png|alt|lockout=2]]``, the
 runner's ``<multimodal …>`` tags: ``formats.media``) are read from the file's folder into
 ``ParsedFile.media`` and rewritten to their stored form (``sha256:…``).
 
@@ -22,20 +23,21 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
 
-from formats import demo, expo, qanta, qbreader, runner
+from formats import demo, docx, expo, qanta, qbreader, runner
 from formats.collect import Collector, Filters
 from formats.errors import FormatError
 from formats.media import MarkerError, has_markers, store_markers
 from formats.records import ParsedFile
 from formats.textio import iter_lines, read_text
 
-FORMATS = ("qbreader", "qanta", "demo", "expo", "runner")
-Format = Literal["auto", "qbreader", "qanta", "demo", "expo", "runner"]
+FORMATS = ("qbreader", "qanta", "demo", "expo", "runner", "docx")
+Format = Literal["auto", "qbreader", "qanta", "demo", "expo", "runner", "docx"]
 
 _PARSERS: dict[str, Callable[[Path, Collector], None]] = {
     "qbreader": qbreader.parse,
@@ -43,17 +45,20 @@ _PARSERS: dict[str, Callable[[Path, Collector], None]] = {
     "demo": demo.parse,
     "expo": expo.parse,
     "runner": runner.parse,
+    "docx": docx.parse,
 }
 
 
 def detect_format(path: str | Path) -> str:
     """Guess the format of ``path`` (one of FORMATS) from its name and first line.
 
-    A folder with a ``tossups.csv``, or a ``*.csv`` with the runner's question columns → runner;
+    ``*.docx`` → docx; a folder with a ``tossups.csv``, or a ``*.csv`` with the runner's question columns → runner;
     another folder, or a ``*.csv`` whose header has ``id, answer, sent, text`` → expo;
     ``*.jsonl``/``*.jsonl.gz`` or a first line that is a whole object with ``type`` → qbreader; else a
     top-level list or ``questions`` key → qanta; a ``packets`` key → demo. Raises FormatError."""
     path = Path(path)
+    if path.suffix.lower() == ".docx":
+        return "docx"
     if path.is_dir():
         return "runner" if (path / "tossups.csv").is_file() else "expo"
     if path.suffix == ".csv":
@@ -121,15 +126,34 @@ def parse_file(
 
 
 def _read_media(parsed: ParsedFile, folder: Path) -> None:
-    """Read the files the tossups' media markers name (relative to ``folder``) into
-    ``parsed.media`` and rewrite the markers to their stored form (``formats.media``). Raises
-    FormatError at the record's line for a bad marker or file."""
+    """Read the files the media markers of tossups and of bonus lead-ins and parts name (relative to
+    ``folder``) into ``parsed.media`` and rewrite the markers to their stored form
+    (``formats.media``). Raises FormatError at the record's line for a bad marker or file."""
+    runner = parsed.fmt == "runner"
     for i, rec in enumerate(parsed.tossups):
         if not has_markers(rec.question):
             continue
-        try:
-            question = store_markers(rec.question, folder, parsed.media, runner=parsed.fmt == "runner")
-        except MarkerError as exc:
-            where = folder / "tossups.csv" if Path(parsed.path).is_dir() else parsed.path
-            raise FormatError(where, rec.line, str(exc)) from None
+        with _at(parsed, folder, rec.line):
+            question = store_markers(rec.question, folder, parsed.media, runner=runner)
         parsed.tossups[i] = replace(rec, question=question)
+    for i, bonus in enumerate(parsed.bonuses):
+        texts = [bonus.leadin, *(p.text for p in bonus.parts)]
+        if not any(has_markers(t) for t in texts):
+            continue
+        with _at(parsed, folder, bonus.line):
+            leadin = store_markers(bonus.leadin, folder, parsed.media, runner=runner)
+            parts = tuple(
+                replace(p, text=store_markers(p.text, folder, parsed.media, runner=runner))
+                for p in bonus.parts
+            )
+        parsed.bonuses[i] = replace(bonus, leadin=leadin, parts=parts)
+
+
+@contextmanager
+def _at(parsed: ParsedFile, folder: Path, line: int) -> Iterator[None]:
+    """Turn a MarkerError into a FormatError at ``line`` of the parsed file."""
+    try:
+        yield
+    except MarkerError as exc:
+        where = folder / "tossups.csv" if Path(parsed.path).is_dir() else parsed.path
+        raise FormatError(where, line, str(exc)) from None

@@ -15,9 +15,10 @@ from django import forms
 
 from competition.importers import FORMATS, QuestionFileError, parse_file, rename_set, write_questions
 
-#: Formats whose set (and for the runner, packet) is named after the file's folder, which an upload
+#: Formats whose set (and for the runner, packet) is named after the file's folder (a .docx packet: its
+#: packet after the file's name), which an upload
 #: does not have: the organiser names the set, and the file is read from a folder of that name.
-FOLDER_NAMED = frozenset({"expo", "runner"})
+FOLDER_NAMED = frozenset({"expo", "runner", "docx"})
 
 
 class PacketUploadForm(forms.Form):
@@ -32,7 +33,7 @@ class PacketUploadForm(forms.Form):
         max_length=200,
         required=False,
         help_text="store the questions under this set (a file of one set only); blank: the file's own "
-        "set names. An exhibition or qb-tournament-runner CSV names no set: give one.",
+        "set names. An exhibition or qb-tournament-runner CSV or a Word (.docx) packet names no set: give one.",
     )
     skip_invalid = forms.BooleanField(
         label="Skip records with empty content instead of refusing the file", required=False

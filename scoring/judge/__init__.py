@@ -13,7 +13,10 @@ Modules, in the order a verdict is built:
 - ``matching``: how closely a given answer matches one listed answer (strict / exact / fuzzy / loose);
 - ``decision``: clause precedence and timing → ``Judgement`` (``judge``), whose ``verdict`` is a
   ``competition.vocabulary.Verdict``;
-- ``cli``: ``python -m scoring.judge "<answer line>" "<given>"``.
+- ``cli``: ``python -m scoring.judge "<answer line>" "<given>"``;
+- ``protests``: the judge's accuracy per dispute class (misspelling, incomplete, initials, either, word
+  salad) on a protest set built from real answer lines and hand-labelled cases, split dev / held-out
+  (``python -m scoring.judge.protests``).
 """
 
 from competition.vocabulary import Verdict

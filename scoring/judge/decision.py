@@ -5,9 +5,13 @@ Decision order (a hit at a stronger match level always wins over a weaker one):
 1. match levels, strongest first: strict, exact, fuzzy, loose (see ``scoring.judge.matching``);
 2. within a level: reject clauses first, then accept (incl. anti-prompt), then prompt; at the fuzzy level the
    closest candidate wins;
-3. a partial answer (some but not all required words) → prompt when the line says "prompt on partial",
-   else reject;
-4. nothing matched → needs_moderator if the line has a free-text clause ("accept equivalents", "answers
+3. a partial answer (some but not all required words) → prompt when the line says "prompt on partial", or
+   when it lacks only a monarch's number ("Louis" for Louis XIV) or is part of a title (a function word inside
+   the required words: "Six Characters"), else reject (a partial name, as qb-answer-checker's data rules);
+4. initials in the given must stand for the answer's words before its last ("J. S. Bach", not "C. P. E.
+   Bach"), else that answer does not match; a given listing candidates ("Mozart or Haydn") is rejected when
+   one of them matches nothing;
+5. nothing matched → needs_moderator if the line has a free-text clause ("accept equivalents", "answers
    indicating …"), else reject.
 
 Timing clauses ("before X is read", "until …", "after …", "but prompt after") need the reveal position.
@@ -21,7 +25,9 @@ needs_moderator.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from typing import Any
 
 from competition.vocabulary import Verdict
 from scoring.judge.grammar import Answer, AnswerLine, Clause, parse_answer_line
@@ -106,12 +112,18 @@ def _decide(
         if line.either and req.required and not req.article
     ]
     hits: dict[str, list[tuple[int, int, Clause, Answer]]] = {lv: [] for lv in (*_LEVELS, "partial")}
+    shapes: dict[int, str] = {}  # id(answer) → what a partial match of it lacks
+    initials = _given_initials(given)
     for order, clause in enumerate(line.clauses):
         answers = clause.answers + (either if clause.main else [])
         for ans in answers:
+            if initials and not all(_fits(i, ans) for i in initials):
+                continue  # "C. P. E. Bach" is not Johann Sebastian Bach
             for v, s in zip(variants, strict, strict=True):
                 if m := match_answer(ans, v, s):
                     hits[m.level].append((m.cost, order, clause, ans))
+                    if m.level == "partial":
+                        shapes[id(ans)] = m.shape
     undecided: tuple[Clause, str] | None = None
     expired: Clause | None = None
     for level in _LEVELS:
@@ -147,6 +159,13 @@ def _decide(
         return Judgement(
             Verdict.NEEDS_MODERATOR, None, f'no listed answer matched; free-text clause "{free[0].source}"'
         )
+    for _, _, clause, ans in hits["partial"]:
+        shape = shapes.get(id(ans), "")
+        if clause.kind in ("accept", "antiprompt") and shape in ("regnal", "title"):
+            what = "a name without its number" if shape == "regnal" else "part of a title"
+            return Judgement(
+                Verdict.PROMPT, None, f"prompt: incomplete answer ({what}) to {_describe(clause)}"
+            )
     if hits["partial"]:
         return Judgement(
             Verdict.REJECT, None, f"reject: partial answer to {_describe(hits['partial'][0][2])}"
@@ -154,6 +173,37 @@ def _decide(
     if expired:
         return Judgement(Verdict.REJECT, None, f"reject: {_describe(expired)} no longer applies at this buzz")
     return Judgement(Verdict.REJECT, None, "reject: no clause matched")
+
+
+_INITIALS = re.compile(r"\b((?:[A-Za-z]\.\s*){1,4}|[A-Z]{2,3}\s)(?=\s*[A-Za-z]{2,})")
+_HEDGE = re.compile(r"\s*(?:,|;|/|\bor\b)\s*", re.I)
+
+
+def _given_initials(given: str) -> list[str]:
+    """The runs of initials before a name in ``given`` ("J. S. Bach", "JS Bach" → ["js"])."""
+    return [re.sub(r"[^a-z]", "", m.group(1).lower()) for m in _INITIALS.finditer(given)]
+
+
+def _fits(initials: str, ans: Answer) -> bool:
+    """The initials are the first letters of some of the answer's words before its last, in order (J. S.
+    → Johann Sebastian Bach, not C. P. E.; B. Benet is not Stephen Vincent Benet)."""
+    words = [t for t in ans.tokens if t.surface and not t.article]
+    firsts = iter(t.surface[0] for t in words[:-1])
+    return all(ch in firsts for ch in initials)
+
+
+def _hedged(line: AnswerLine, source: str, given: str, verdict: Judgement, **kw: Any) -> Judgement:
+    """A given answer listing candidates ("Bach, Handel or Telemann") earns the credit of its worst part:
+    one that matches nothing makes it a reject (a hedge is not an answer)."""
+    parts = [p for p in _HEDGE.split(given) if p.strip()]
+    if verdict.verdict not in (Verdict.ACCEPT, Verdict.PROMPT) or len(parts) < 2:
+        return verdict
+    if fold(given) in fold(source):
+        return verdict  # the whole given is written in the line ("Twelfth Night, or What You Will")
+    for part in parts:
+        if _decide(line, part, **kw).verdict is Verdict.REJECT:
+            return Judgement(Verdict.REJECT, None, f'reject: hedged answer, "{part.strip()}" matches nothing')
+    return verdict
 
 
 def judge(
@@ -182,7 +232,8 @@ def judge(
         line = parse_answer_line(answer_line or "")
         if not line.clauses[0].answers and len(line.clauses) == 1:
             return Judgement(Verdict.NEEDS_MODERATOR, None, "answer line has no parsable answer")
-        return _decide(line, given, token_index, token_count, question)
+        kw: dict[str, Any] = {"token_index": token_index, "token_count": token_count, "question": question}
+        return _hedged(line, answer_line, given, _decide(line, given, **kw), **kw)
     except Exception as exc:  # a judge must never take the match down; the moderator rules instead
         return Judgement(
             Verdict.NEEDS_MODERATOR, None, f"could not parse answer line ({type(exc).__name__}: {exc})"

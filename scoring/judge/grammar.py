@@ -69,11 +69,13 @@ _DIRECTIVES: list[tuple[re.Pattern[str], str]] = [
         (r"reject", "reject"),
         (r"anti-?\s*prompt(?:\s+on)?", "antiprompt"),
         (
-            r"(?:also\s+)?accept\s+(?:either|both)\s+(?:of\s+the\s+)?(?:underlined\s+)?"
+            r"(?:also\s+)?accept\s+(?:either|both)(?:\s+or\s+both)?\s+(?:of\s+the\s+)?(?:underlined\s+)?"
             r"(?:parts?|names?|answers?|portions?|words?)",
             "either",
         ),
         (r"(?:also\s+)?accept\s+(?:either|any|each)\s+(?:of\s+the\s+)?underlined", "either"),
+        # A bare "accept either" (or "either or both") names no answer: the main answer's parts, one at a time.
+        (r"(?:also\s+)?accept\s+(?:either|both)(?:\s+or\s+both)?(?=\s*$)", "either"),
         (r"prompt\s+on\s+(?:a\s+|any\s+)?partial(?:\s+answers?)?", "partial"),
         (r"(?:also\s+)?(?:accept|allow|take)(?:\s+on)?", "accept"),
         (r"(?:directed\s+)?prompt(?:\s+on)?", "prompt"),

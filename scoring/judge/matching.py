@@ -1,9 +1,11 @@
 """Matching (pure): how closely a given answer's tokens match one parsed answer.
 
 ``match_answer`` grades a match *strict* (identical after folding), *exact* (same words after folding,
-articles, numbers, plurals, word order, compounds, acronyms), *fuzzy* (typos: about one edit per 6.5
-characters; vowel-insensitive transliteration variants), *loose* (lenient lines only: most words, or the last)
-or *partial* (some but not all required words). ``given_variants`` adds the given answer's spellings with one
+articles, numbers, plurals, word order, compounds, acronyms, initials of consecutive words), *fuzzy* (typos:
+about one edit per 6.5 characters, and slips beyond it: ``_slip``; never a changed first letter;
+vowel-insensitive transliteration variants), *loose* (lenient lines only: most words, or the last)
+or *partial* (some but not all required words; ``Match.shape`` says what is missing). A given with
+many words beyond the answer, or a number the answer lacks, does not match. ``given_variants`` adds the given answer's spellings with one
 nickname/abbreviation substituted (``data/equivalents.json``: Dr. → Doctor).
 """
 
@@ -29,6 +31,7 @@ _ERRORS_PER_CHAR = 1 / 6.5  # typo budget: about one edit per 6-7 characters
 class Match:
     level: str  # strict | exact | fuzzy | loose | partial
     cost: int = 0
+    shape: str = ""  # partial matches: "title" | "regnal" | "name" (what an incomplete answer lacks), else ""
 
 
 def _skeleton(word: str) -> str:
@@ -59,8 +62,11 @@ def pair_cost(g: Token, c: Token, lenient: bool) -> int | None:
     best: int | None = None
     for cf in c_forms:
         d = OSA.distance(g.surface, cf)
-        if 0 < d <= _budget(len(cf)):
-            best = d if best is None else min(best, d)
+        slip = d > 0 and _slip(g.surface, cf)
+        # a changed first letter is another word (Prussia/Russia), not a typo
+        if (0 < d <= _budget(len(cf)) and g.surface[:1] == cf[:1]) or slip:
+            cost = 1 if slip else d  # a slip costs one edit however it is spelled
+            best = cost if best is None else min(best, cost)
     if best is None and len(g.surface) >= 5 and len(c.surface) >= 5 and g.surface[0] == c.surface[0]:
         sk = _skeleton(g.surface)
         if len(sk) >= 4 and sk == _skeleton(c.surface):
@@ -68,6 +74,42 @@ def pair_cost(g: Token, c: Token, lenient: bool) -> int | None:
     if best is None and lenient and len(g.surface) >= 4 and c.surface.startswith(g.surface):
         best = 1 if len(g.surface) >= 0.3 * len(c.surface) else None
     return best
+
+
+def _undouble(word: str) -> str:
+    return re.sub(r"(.)\1+", r"\1", word)
+
+
+def _slip(g: str, c: str) -> bool:
+    """A misspelling moderators accept beyond the typo budget: same first letter, a word of 6+ letters,
+    and after undoubling letters (Kierkegard, Hemmingway) at most one slip (two for 10+ letters) of the
+    kinds hands and ears make: a letter dropped or added, two letters swapped, a vowel for a vowel (7+
+    letters). A consonant changed in a short word is a different word (Iceland/Ireland), and so is a
+    changed first letter (Prussia/Russia)."""
+    if len(c) < 6 or g[:1] != c[:1] or not (g.isalpha() and c.isalpha()):
+        return False
+    gu, cu = _undouble(g), _undouble(c)
+    d = OSA.distance(gu, cu)
+    if d == 0:
+        return True
+    if d > (2 if len(c) >= 10 else 1):
+        return False
+    if d == 2 or len(gu) != len(cu) or sorted(gu) == sorted(cu):
+        return True
+    diff = [(x, y) for x, y in zip(gu, cu, strict=True) if x != y]
+    return len(c) >= 7 and all(x in "aeiouy" and y in "aeiouy" for x, y in diff)
+
+
+def _initials(word: str, words: list[Token]) -> bool:
+    """``word`` (1–3 letters) is the initials of the consecutive answer ``words`` (J. S. → Johann Sebastian)."""
+    return (
+        len(words) == len(word)
+        and word.isalpha()
+        and all(
+            not t.numeric and len(t.surface) > 1 and t.surface[0] == ch
+            for t, ch in zip(words, word, strict=True)
+        )
+    )
 
 
 def _join_forms(toks: list[Token]) -> set[str]:
@@ -134,6 +176,10 @@ def match_answer(ans: Answer, given: list[Token], strict_given: str | None) -> M
             cost = pair_cost(g[gi], content[ci], ans.lenient)
             if cost is not None:
                 spans.append((cost, gi, 1, ci, 1))
+            w = g[gi].surface
+            initial_ok = len(w) > 1 or len(g) > 1  # a lone letter is no answer ("u" for USA)
+            if len(w) <= 3 and w not in STOPWORDS and initial_ok and _initials(w, content[ci : ci + len(w)]):
+                spans.append((0, gi, 1, ci, len(w)))
             for n in (2, 3):
                 if ci + n <= len(content) and _join_forms(content[ci : ci + n]) & {g[gi].surface, g[gi].key}:
                     spans.append((0, gi, 1, ci, n))
@@ -156,20 +202,40 @@ def match_answer(ans: Answer, given: list[Token], strict_given: str | None) -> M
         total_cost += cost
         budget_len += sum(len(content[k].surface) for k in cs)
     matched_req = [i for i in required if i in used_c]
-    extra = [t for i, t in enumerate(g) if i not in used_g and t.surface not in STOPWORDS]
+    unmatched = [t for i, t in enumerate(g) if i not in used_g]
+    extra = [t for t in unmatched if t.surface not in STOPWORDS]
     if not matched_req:
         return _phrase_fuzzy(content, required, g)
-    if len(extra) > max(1, len(used_c) // 2):
-        return None  # padded answer: many words beyond the answer
+    if len(extra) > max(1, len(used_c) // 2) or len(unmatched) > max(2, len(used_c)):
+        return None  # padded answer: many words beyond the answer (a word salad around it)
+    if any(t.numeric for t in unmatched):
+        return None  # a number the answer does not have (Louis XV for Louis XIV) names something else
     if len(matched_req) == len(required):
         if total_cost == 0:
             return Match("exact")
         return Match("fuzzy", total_cost) if total_cost <= max(1, _budget(budget_len)) else None
     if phrase := _phrase_fuzzy(content, required, g):
         return phrase
-    if ans.lenient and (len(matched_req) * 2 > len(required) or required[-1] in used_c):
+    shape = _missing(content, required, used_c)
+    if ans.lenient and shape != "title" and (len(matched_req) * 2 > len(required) or required[-1] in used_c):
         return Match("loose", total_cost)
-    return Match("partial", total_cost)
+    return Match("partial", total_cost, shape)
+
+
+def _missing(content: list[Token], required: list[int], used: set[int]) -> str:
+    """What a partial answer leaves out of the required words: "regnal" (only the number: Louis for
+    Louis XIV), "title" (part of a title: a function word other than "or" inside it, "Six Characters
+    in Search of an Author"), "name" (other words of a name or phrase), or "" when it matched only function words."""
+    if not any(i in used and content[i].surface not in STOPWORDS for i in required):
+        return ""
+    missing = [content[i] for i in required if i not in used]
+    if missing and all(t.numeric for t in missing):
+        return "regnal"
+    inner = [content[i] for i in required[1:-1]]
+    # "or" inside a title joins alternative titles ("Twelfth Night, or What You Will"): not a title's glue
+    if any(t.surface in STOPWORDS and t.surface != "or" for t in inner) and len(required) >= 3:
+        return "title"
+    return "name"
 
 
 def _phrase_fuzzy(content: list[Token], required: list[int], g: list[Token]) -> Match | None:

@@ -12,7 +12,8 @@ from competition.management import progress
 
 class Command(BaseCommand):
     help = (
-        "Import qbreader packet JSONL, QANTA JSON or Tossup demo-packet files (optionally .gz). "
+        "Import qbreader packet JSONL, QANTA JSON, Tossup demo-packet files (optionally .gz), exhibition or "
+        "qb-tournament-runner CSV and Word (.docx) packets. "
         "All files are parsed and validated first, then written in one transaction; re-importing updates "
         "in place. See competition/importers.py for the formats."
     )
