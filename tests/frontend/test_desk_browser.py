@@ -3,7 +3,7 @@ from the web form and lands on its control page at 1366×768 with its rooms list
 to Room 1 by typing its code and opens the room's game; its moderator calls the director (the
 control page shows "needs help"), plays the game to its end, acknowledges the warning and submits;
 the director accepts (the result becomes official, the standings count it) and clears the help
-flag, while the tablet has moved on to the room's next game. Screenshots: docs/images/."""
+flag, while the tablet has moved on to the room's next game. Screenshots: ``tests.support.browser.shots_dir``."""
 
 from __future__ import annotations
 
@@ -13,11 +13,9 @@ from collections.abc import Iterator
 import pytest
 
 from tests.frontend.room import IPAD, LAPTOP, ORGANISER, moderate, room_server
-from tests.support.browser import chromium
-from tests.support.live import BASE_DIR
+from tests.support.browser import chromium, shots_dir
 
 pytestmark = pytest.mark.browser
-IMAGES = BASE_DIR / "docs" / "images"
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +49,7 @@ def test_the_director_sees_rooms_a_help_call_and_accepts_a_submitted_result(serv
         tablet = browser.new_context(viewport=IPAD, has_touch=True).new_page()
         tablet.goto(f"{server}/room/")
         tablet.fill("#room-code", code.lower())
-        tablet.screenshot(path=str(IMAGES / "room-pairing-tablet.png"))
+        tablet.screenshot(path=str(shots_dir() / "room-pairing-tablet.png"))
         tablet.click("#pair-form button[type=submit]")
         expect(tablet).to_have_url(re.compile(r"/moderator/[A-Z0-9]+/$"))
         first_url = tablet.url
@@ -84,7 +82,7 @@ def test_the_director_sees_rooms_a_help_call_and_accepts_a_submitted_result(serv
         expect(row).to_contain_text("Tossup 1 was read but has no ruling.")
         desk.locator('#rooms tr[data-room="Room 1"] summary').click()  # its QR code, to scan
         expect(desk.locator('#rooms tr[data-room="Room 1"] .qr svg')).to_be_visible()
-        desk.screenshot(path=str(IMAGES / "control-desk.png"))
+        desk.screenshot(path=str(shots_dir() / "control-desk.png"))
         row.locator("button.accept").click()
         expect(desk.locator("#results tbody tr").first).to_have_attribute("data-review", "official")
         desk.locator('#rooms tr[data-room="Room 1"] button.clear-help').click()

@@ -2,8 +2,8 @@
 team, substitutions at halftime, before overtime and during a timeout, one 30-second timeout a game)
 the moderator at 1366×768 sees who plays and who sits on the bench, is refused a substitution
 mid-tossup, calls a timeout between tossups and substitutes during it; the projector shows the
-timeout with its countdown and the timeouts left (a two-tossup match has no halves); the same dashboard on a tablet. Screenshots go
-to docs/images/."""
+timeout with its countdown and the timeouts left (a two-tossup match has no halves); the same
+dashboard on a tablet. Screenshots: ``tests.support.browser.shots_dir``."""
 
 from __future__ import annotations
 
@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 
 from tests.frontend.room import IPAD, LAPTOP, PROJECTOR, Room, join, moderate, room_server
-from tests.support.browser import chromium
+from tests.support.browser import chromium, shots_dir
 
 pytestmark = pytest.mark.browser
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 # More seats for the tablet's team through the join API (the play page set the CSRF cookie).
 JOIN_JS = """async ([code, names, team]) => {
@@ -103,10 +102,9 @@ def test_a_substitution_and_a_timeout_from_the_dashboard_reach_the_projector(roo
         expect(proj.locator("#periods .timeout-running")).not_to_contain_text("· 30 s")  # it counts down
         expect(proj.locator("#periods .timeouts-left[data-team]").first).to_have_text("Team A 0")
         expect(proj.locator("#periods")).to_contain_text("Team B 1")
-        IMAGES.mkdir(parents=True, exist_ok=True)
         mod.locator("#lineups").scroll_into_view_if_needed()
-        mod.screenshot(path=str(IMAGES / "tournament_lineups_1366.png"))
-        proj.screenshot(path=str(IMAGES / "tournament_timeout_projector.png"))
+        mod.screenshot(path=str(shots_dir() / "tournament_lineups_1366.png"))
+        proj.screenshot(path=str(shots_dir() / "tournament_timeout_projector.png"))
 
         # The same desk on a tablet.
         desk = browser.new_context(viewport=IPAD, has_touch=True).new_page()
@@ -119,5 +117,5 @@ def test_a_substitution_and_a_timeout_from_the_dashboard_reach_the_projector(roo
         desk.locator("#lineups").scroll_into_view_if_needed()
         box = desk.locator("#lineups").bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= IPAD["width"] + 0.5, box
-        desk.screenshot(path=str(IMAGES / "tournament_lineups_tablet.png"))
+        desk.screenshot(path=str(shots_dir() / "tournament_lineups_tablet.png"))
     assert not errors, errors

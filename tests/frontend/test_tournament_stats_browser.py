@@ -1,5 +1,5 @@
 """The tournament page's statistics in real Chromium at 1366×768 on a real server: a tournament
-with two games played, its public feed open. Screenshot: docs/images/tournament-stats.png."""
+with two games played, its public feed open. Screenshot: tournament-stats.png (``shots_dir``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from pathlib import Path
 import pytest
 
 from tests.frontend.room import LAPTOP, axe_violations, describe_violations
-from tests.support.browser import chromium
+from tests.support.browser import chromium, shots_dir
 from tests.support.live import live_server, manage
 
-DOCS_SHOT = Path(__file__).resolve().parents[2] / "docs" / "images" / "tournament-stats.png"
 SETUP = "from tests.frontend.test_tournament_stats_browser import played; print(played())"
 
 
@@ -66,6 +65,5 @@ def test_the_statistics_read_on_a_laptop(tournament_url: str) -> None:
         violations = [v for v in axe_violations(page) if v["id"] != "meta-refresh"]
         assert not violations, describe_violations(violations)
         page.evaluate("document.querySelector('#team-stats').previousElementSibling.scrollIntoView()")
-        DOCS_SHOT.parent.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(DOCS_SHOT))
+        page.screenshot(path=str(shots_dir() / "tournament-stats.png"))
     assert not errors, errors

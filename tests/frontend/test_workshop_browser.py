@@ -2,7 +2,7 @@
 (``TOSSUP_WORKSHOP_BOTS``): an organiser invites a writer; the writer, keyboard only, types an answer
 line (a parse error first) and a tossup, sees the guesses and the buzz marker appear, moves the
 giveaway clue later and sees the marker move later, saves versions and reads the buzz shift; no WCAG
-AA violation on a laptop (1366×768) and a tablet (820×1180). Screenshots: docs/images/workshop-*.png."""
+AA violation on a laptop (1366×768) and a tablet (820×1180). Screenshots: workshop-*.png (``tests.support.browser.shots_dir``)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ import pytest
 
 from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, THRESHOLD, VAGUE, fixture_model
 from tests.frontend.room import IPAD, LAPTOP, ORGANISER, axe_violations, describe_violations
-from tests.support.browser import chromium
+from tests.support.browser import chromium, shots_dir
 from tests.support.live import live_server, manage
 
 pytestmark = pytest.mark.browser
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
 
 
 @pytest.fixture(scope="module")
@@ -100,7 +99,7 @@ def test_a_writer_sees_the_bots_buzz_move_when_the_giveaway_moves_later(server: 
         expect(page.locator("#ws-save-state")).to_have_text("Saved", timeout=10_000)
         page.click("#ws-save-version")
         expect(page.locator("#ws-history > li").first).to_contain_text("words later than the last version")
-        page.screenshot(path=str(IMAGES / "workshop-laptop.png"))
+        page.screenshot(path=str(shots_dir() / "workshop-laptop.png"))
         no_violations(page)
 
         probe = page.request.post(f"{server}/workshop/api/probe", data={})
@@ -116,5 +115,5 @@ def test_a_writer_sees_the_bots_buzz_move_when_the_giveaway_moves_later(server: 
         tab.goto(draft_url)
         expect(tab.locator(".ws-buzz[data-bot=tfidf]")).to_be_visible(timeout=10_000)
         expect(tab.locator("#ws-history > li")).to_have_count(2)
-        tab.screenshot(path=str(IMAGES / "workshop-tablet.png"))
+        tab.screenshot(path=str(shots_dir() / "workshop-tablet.png"))
         no_violations(tab)

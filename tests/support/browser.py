@@ -4,6 +4,7 @@ browsers here), or a skip with the reason when it is not installed."""
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,19 @@ from typing import Any
 import pytest
 
 CHROMIUM = Path("/usr/bin/chromium")
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+def shots_dir() -> Path:
+    """Where a browser test leaves the screenshots the docs show: ``tests/artifacts/screenshots``
+    (ignored by git), or ``docs/images`` itself with ``TOSSUP_DOC_SHOTS=1`` (to refresh the docs)."""
+    d = (
+        _ROOT / "docs" / "images"
+        if os.environ.get("TOSSUP_DOC_SHOTS") == "1"
+        else _ROOT / "tests" / "artifacts" / "screenshots"
+    )
+    d.mkdir(parents=True, exist_ok=True)
+    return d
 
 
 @contextlib.contextmanager
