@@ -9,6 +9,7 @@ from frontend import (
     health,
     media_views,
     pages,
+    probe_views,
     recap,
     tournament_views,
 )
@@ -70,5 +71,7 @@ urlpatterns = [
     re_path(
         rf"^{MEDIA_URL.strip('/')}/(?P<sha256>[0-9a-f]{{64}})$", media_views.media_file, name="media_file"
     ),
+    path("analysis/probe/", probe_views.probe_page, name="probe"),  # probe (issue 32)
+    path("workshop/api/probe", probe_views.api_probe, name="workshop_probe"),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]
