@@ -182,7 +182,9 @@ def api_probe(request: HttpRequest) -> JsonResponse:
     return JsonResponse({"probes": results, "skipped": skipped})
 
 
-def _cell(value: float | None, fmt: str, scale: float = 1.0, paired: dict[str, Any] | None = None) -> dict[str, Any]:
+def _cell(
+    value: float | None, fmt: str, scale: float = 1.0, paired: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """One figure for the page: ``text``, and for a probed row ``diff`` and ``ci`` (probed −
     original and its 95 % interval, same unit: points for shares) and ``significant`` (the interval
     excludes 0)."""

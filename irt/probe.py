@@ -52,8 +52,59 @@ _THIS = re.compile(r"\b(?:this|these)\s+([a-z][\w'-]*)", re.I)
 _MARKS = re.compile(r"\s*\((?:\*|\+)\)\s*")
 _END = re.compile(r"([.?!][\"”’')\]]*)\s+(?=[\"“‘(\[]?[A-Z0-9])")
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr st sr jr mt ft vs etc no nos ca cf al co corp inc ltd gen col capt lt sgt rev prof "
-    "gov pres sen rep fr op vol ch fig approx dept univ jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "st",
+        "sr",
+        "jr",
+        "mt",
+        "ft",
+        "vs",
+        "etc",
+        "no",
+        "nos",
+        "ca",
+        "cf",
+        "al",
+        "co",
+        "corp",
+        "inc",
+        "ltd",
+        "gen",
+        "col",
+        "capt",
+        "lt",
+        "sgt",
+        "rev",
+        "prof",
+        "gov",
+        "pres",
+        "sen",
+        "rep",
+        "fr",
+        "op",
+        "vol",
+        "ch",
+        "fig",
+        "approx",
+        "dept",
+        "univ",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+    ]
 )
 
 
@@ -64,7 +115,7 @@ def sentences(text: str) -> list[str]:
     start = 0
     for m in _END.finditer(text):
         before = text[start : m.start()].split()
-        last = before[-1].rstrip(".").lstrip("(\"“") if before else ""
+        last = before[-1].rstrip(".").lstrip('("“') if before else ""
         if last.lower() in _ABBREVIATIONS or (len(last) == 1 and last.isupper()):
             continue
         out.append(text[start : m.end(1)].strip())

@@ -52,9 +52,15 @@ def missing(bot: str) -> str:
         return str(exc)
     if bot == "tfidf":
         path = tfidf_path()
-        return "" if path.is_file() else f"no trained TF-IDF model at {path} (python -m tools.bench_bots trains it)"
+        return (
+            ""
+            if path.is_file()
+            else f"no trained TF-IDF model at {path} (python -m tools.bench_bots trains it)"
+        )
     if not paths.neural.is_file():
-        return f"no neural checkpoint at {paths.neural} (manage.py train_guesser, about 16 min on 2 idle cores)"
+        return (
+            f"no neural checkpoint at {paths.neural} (manage.py train_guesser, about 16 min on 2 idle cores)"
+        )
     if bot == "ensemble" and not paths.ensemble.is_file():
         return f"no fitted ensemble at {paths.ensemble} (manage.py train_guesser fits it)"
     return ""

@@ -12,9 +12,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from irt import probe_results
+from tests.tools.probe_toy import LastClueGuesser, write_toy_set
 from tools import bot_evaluation as be
 from tools import probe_evaluation as pe
-from tests.tools.probe_toy import LastClueGuesser, write_toy_set
 
 
 @pytest.fixture

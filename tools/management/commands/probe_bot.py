@@ -56,7 +56,9 @@ class Command(BaseCommand):
         parser.add_argument("--every", type=int, default=2, help="ask on every N-th word (default 2)")
         parser.add_argument("--players", type=int, default=8, help="simulated humans (default 8)")
         parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-        parser.add_argument("--name", help="the bot's name in the stored results (default: --bot or --guesser)")
+        parser.add_argument(
+            "--name", help="the bot's name in the stored results (default: --bot or --guesser)"
+        )
         parser.add_argument("--json", help="also write the report here")
         parser.add_argument("--no-store", action="store_true", help="do not store it for /analysis/probe/")
         progress.add_progress_flag(parser)
