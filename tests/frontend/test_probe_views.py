@@ -111,3 +111,12 @@ def _toy_file(tmp_path):
     from tests.tools.probe_toy import write_toy_set
 
     return write_toy_set(tmp_path / "toy.jsonl")
+
+
+def test_a_post_without_the_csrf_token_is_a_json_403(db, toy_bots) -> None:
+    from django.contrib.auth import get_user_model
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(get_user_model().objects.create_user("writer"))
+    status, body = post(client, request())
+    assert status == 403 and body["code"] == "csrf"
