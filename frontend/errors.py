@@ -17,7 +17,7 @@ def api_error(error: TossupError, status: int = 400) -> JsonResponse:
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     """``CSRF_FAILURE_VIEW``: the API's JSON error shape under /api/, Django's page elsewhere."""
-    if request.path.startswith("/api/"):
+    if request.path.startswith(("/api/", "/workshop/api/")):
         return api_error(
             TossupError("csrf", f"CSRF check failed ({reason}): reload the page and try again"), 403
         )

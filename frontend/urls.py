@@ -10,6 +10,7 @@ from frontend import (
     health,
     media_views,
     pages,
+    probe_views,
     recap,
     tournament_views,
 )
@@ -94,6 +95,8 @@ urlpatterns = [
     path("api/match/<str:code>/desk/help", desk_views.api_help, name="api_desk_help"),
     path("room/", desk_views.pair_page, name="room"),
     path("room/<str:code>/", desk_views.room_pair, name="room_pair"),
+    path("analysis/probe/", probe_views.probe_page, name="probe"),  # probe (issue 32)
+    path("workshop/api/probe", probe_views.api_probe, name="workshop_probe"),
     # /static/ is served by servestatic's middleware (config/settings.py).
     # stats (issue 33 item 7): the tournament as YellowFruit and SQBS files
     path(

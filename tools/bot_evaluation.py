@@ -214,10 +214,10 @@ class Judge:
 
 
 def replay(
-    guesser: Guesser, tossup: EvalTossup, index: int, every: int = 1
+    guesser: Guesser, tossup: EvalTossup, index: int, every: int = 1, also: Iterable[int] = ()
 ) -> tuple[list[PrefixAnswer], float, int]:
-    """Ask ``guesser`` on every ``every``-th prefix of ``tossup`` (and always on the full text), as the
-    SDK client would (``begin_tossup`` first). Returns ``(answers, cost in USD, errors)``: a guesser that
+    """Ask ``guesser`` on every ``every``-th prefix of ``tossup`` (and always on the full text, and on
+    the prefixes of ``also`` tokens seen), as the SDK client would (``begin_tossup`` first). Returns ``(answers, cost in USD, errors)``: a guesser that
     raises or returns something other than a Guess gives an empty, wrong answer on that prefix."""
     n = len(tossup.tokens)
     question_id: Any = tossup.db_id if tossup.db_id is not None else tossup.key
@@ -227,7 +227,7 @@ def replay(
     correct = Judge(tossup)
     answers: list[PrefixAnswer] = []
     cost, errors = 0.0, 0
-    for seen in sorted({*range(every, n + 1, every), n}):
+    for seen in sorted({*range(every, n + 1, every), n, *(k for k in also if 1 <= k <= n)}):
         prefix = TossupPrefix(question_id, index, tossup.tokens[:seen], n, tossup.category)
         try:
             guess = guesser.guess_tossup(prefix)
