@@ -56,6 +56,7 @@ RULE_CODES: dict[str, str] = {
     "already_decided": "the captain already decided on this bonus part",
     "no_suggestion": "consult with no suggestion from the team's AI on this part",
     "bots_suggest": "a bot's bonus answer on a team with a human captain: the bot suggests, the captain decides",
+    "no_spares": "a question replaced with no spare question left",
 }
 
 # The service's refusals (``ServiceError.code``).

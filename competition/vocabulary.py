@@ -123,9 +123,14 @@ class BuzzLogRuling(StrEnum):
     ABSTAINED = "abstained"
     PENDING = ""
     UNDONE = "undone"
+    THROWN_OUT = "thrown_out"  # its question was thrown out and replaced by a spare
 
 
-UNCOUNTED_RULINGS: tuple[BuzzLogRuling, ...] = (BuzzLogRuling.PENDING, BuzzLogRuling.UNDONE)
+UNCOUNTED_RULINGS: tuple[BuzzLogRuling, ...] = (
+    BuzzLogRuling.PENDING,
+    BuzzLogRuling.UNDONE,
+    BuzzLogRuling.THROWN_OUT,
+)
 
 
 class Role(StrEnum):
@@ -218,3 +223,10 @@ class BonusDecision(StrEnum):
     OWN = "own"
     CONSULT = "consult"
     ABSTAIN = "abstain"
+
+
+class QuestionKind(StrEnum):
+    """Which question a spare replaces (``competition.game.ReplaceQuestion.kind``)."""
+
+    TOSSUP = "tossup"
+    BONUS = "bonus"
