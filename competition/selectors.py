@@ -22,6 +22,7 @@ from competition.vocabulary import (
     UNCOUNTED_RULINGS,
     Audience,
     MatchStatus,
+    QuestionKind,
     Role,
     Ruling,
     player_audience,
@@ -154,10 +155,19 @@ class MatchPlay:
 
 
 def match_play(match_id: int) -> MatchPlay:
-    """The played tossups, ruled buzzes and seats of a match. Raises ``Match.DoesNotExist``."""
+    """The played tossups, ruled buzzes and seats of a match; tossups thrown out for a spare
+    (``question_replaced``) and their buzzes are left out. Raises ``Match.DoesNotExist``."""
     match = Match.objects.get(pk=match_id)
     ended = MatchEvent.objects.filter(match=match, event=EventName.TOSSUP_ENDED).order_by("seq")
-    played = [e.payload["question_id"] for e in ended if e.payload.get("outcome") != "skipped"]
+    thrown_out = set(
+        MatchEvent.objects.filter(match=match, event=EventName.QUESTION_REPLACED, payload__kind=QuestionKind.TOSSUP)
+        .values_list("payload__question_id", flat=True)
+    )  # fmt: skip
+    played = [
+        e.payload["question_id"]
+        for e in ended
+        if e.payload.get("outcome") != "skipped" and e.payload["question_id"] not in thrown_out
+    ]
     buzzes = [
         RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == Ruling.CORRECT)
         for b in Buzz.objects.filter(match=match).exclude(ruling__in=UNCOUNTED_RULINGS)
