@@ -114,7 +114,8 @@ class SeatKind(StrEnum):
 class BuzzLogRuling(StrEnum):
     """A ruling as the buzz log stores it (``Buzz.ruling``, ``BonusPartResult.ruling``): every
     :class:`Ruling`, PENDING (blank) while a buzz waits for its answer or ruling, UNDONE once the
-    moderator undid (or a replay reversed) it. :data:`UNCOUNTED_RULINGS`: the rows that score nothing."""
+    moderator undid (or a replay reversed) it, THROWN_OUT once its question was replaced by a spare.
+    :data:`UNCOUNTED_RULINGS`: the rows that score nothing."""
 
     CORRECT = "correct"
     WRONG = "wrong"
