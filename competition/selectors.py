@@ -142,7 +142,7 @@ class TeamSeat:
 class MatchPlay:
     """What happened in a match, as the response store needs it.
 
-    ``played_tossup_ids``: the tossups read to the end of their play (not skipped), in order,
+    ``played_tossup_ids``: the tossups read to the end of their play (not skipped nor thrown out), in order,
     each once; ``buzzes``: the ruled buzzes (undone and still-pending ones left out);
     ``seats``: every player (``Seat.played`` tells who buzzed or answered); ``human_teams``: the
     human teams."""
