@@ -72,3 +72,8 @@ urlpatterns = [
     ),
     # /static/ is served by servestatic's middleware (config/settings.py).
 ]
+
+# spares: the control desk's scoresheet review (frontend/review_views.py)
+from frontend import review_views  # noqa: E402
+
+urlpatterns.append(path("api/match/<str:code>/review", review_views.api_review, name="api_review"))

@@ -190,3 +190,33 @@ def test_a_bonus_is_replaced_from_the_packets_spare_bonuses():
     state = selectors.load_state(m.id)
     assert state.bonus.bonus_id not in (first, *m.bonus_ids) and state.bonus.team_id == alice.team_id
     assert state.replaced[0]["bonus_id"] == first
+
+
+# -- the control desk over HTTP ------------------------------------------------------------
+
+
+def test_the_control_desk_reviews_a_ruling_and_a_moderator_token_or_bad_body_changes_nothing(
+    client, django_user_model
+):
+    m = new_match(2, 2)
+    alice, bob = seat(m, "alice"), seat(m, "bob")
+    play(m, alice, "accept", T0)
+    play(m, bob, "reject", T0 + 2, last=True)
+    url = f"/api/match/{m.join_code}/review"
+    body = {"history_index": 1, "ruling": "correct", "reason": "bob was right"}
+    seq = Match.objects.get(pk=m.pk).seq
+    # Not logged in: a moderator token does not make a control desk.
+    refused = client.post(
+        url, body, content_type="application/json", HTTP_X_MODERATOR_TOKEN=m.moderator_token
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    client.force_login(django_user_model.objects.create_user("td", password="pw-for-tests-only"))
+    assert client.post(url, {"reason": "x"}, content_type="application/json").json()["code"] == "malformed"
+    bad = client.post(url, {**body, "ruling": "timeout"}, content_type="application/json")
+    assert bad.status_code == 400 and bad.json()["code"] == "bad_value"
+    assert Match.objects.get(pk=m.pk).seq == seq  # nothing stored
+    ok = client.post(url, body, content_type="application/json")
+    assert ok.status_code == 200 and ok.json()["event"] == "ruling_reviewed"
+    assert ok.json()["scores"] == {str(alice.team_id): 10, str(bob.team_id): 10}
+    (row,) = MatchEvent.objects.filter(match=m, event="ruling_reviewed")
+    assert row.actor == "organiser:td" and row.payload["reason"] == "bob was right"
