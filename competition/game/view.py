@@ -119,6 +119,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
     return snapshot
 
 
+# A question thrown out for a spare, as the view's ``replaced`` lists it (``MatchState.replaced``).
+REPLACED_FIELDS = ("kind", "tossup_index", "question_id", "bonus_id", "spare_id", "reason")
 RECEIVED_FIELDS = (
     "question_id",
     "player_id",
@@ -480,8 +482,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 if entry["kind"] == "tossup" and earned and b is not None and v["phase"] in BONUS_PHASES:
                     v["bonus"], v["phase"] = None, Phase.BETWEEN
         case EventName.QUESTION_REPLACED:
-            keys = ("kind", "tossup_index", "question_id", "bonus_id", "spare_id", "reason")
-            v["replaced"].append({k: d[k] for k in keys})
+            v["replaced"].append({k: d[k] for k in REPLACED_FIELDS})
             if d["kind"] == "tossup":  # the spare is read next: one tossup more
                 v["tossup_count"] += 1
         case EventName.RULING_REVIEWED:

@@ -126,7 +126,7 @@ def test_the_seat_credited_is_corrected_in_the_buzz_log():
     assert scores(m) == {str(alice.team_id): 0, str(bob.team_id): 20}
 
 
-def test_a_thrown_out_tossup_is_out_of_the_scores_the_fit_and_the_qbj_and_shown_as_thrown_out():
+def test_a_thrown_out_tossup_is_out_of_the_scores_the_fit_and_the_qbj_and_shown_as_thrown_out(client):
     m = new_match(2, 3)
     alice, bob = seat(m, "alice"), seat(m, "bob")
     qid = m.tossup_ids[0]
@@ -158,6 +158,8 @@ def test_a_thrown_out_tossup_is_out_of_the_scores_the_fit_and_the_qbj_and_shown_
     qbj, _ = exports.qbj_match(m)
     assert len(qbj.match_questions) == 2
     assert tournaments.game_result(Match.objects.get(pk=m.pk), key="g").tossups_read == 2
+    recap = client.get(f"/match/{m.join_code}/recap/").content.decode()
+    assert "thrown out (misread the power clue): a spare was read in its place" in recap
 
 
 def test_replacing_from_an_empty_spares_list_is_refused_and_changes_nothing():
