@@ -12,6 +12,8 @@ Where things are:
   confirmation), the moderator's delegation of an answer to the team's AI.
 * ``corrections``: undo, correcting a ruling after the fact, point adjustments, protests,
   replaying a tossup.
+* ``spares``: a thrown-out question replaced by a spare; ``review``: the full-scoresheet review
+  (any earlier ruling corrected, with who and why).
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
 """

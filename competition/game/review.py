@@ -99,21 +99,21 @@ def _review_tossup(
     if ruling == entry.ruling and player_id == entry.player_id:
         raise RuleViolation("bad_value", "nothing to change: give another ruling or seat")
     others = [
-        h
+        (i, h)
         for i, h in enumerate(st.history)
         if i != position
         and isinstance(h, TossupRuling)
         and h.tossup_index == entry.tossup_index
         and not h.undone
     ]
-    if seat.team_id != entry.team_id and any(h.team_id == seat.team_id for h in others):
+    if seat.team_id != entry.team_id and any(h.team_id == seat.team_id for _, h in others):
         raise RuleViolation(
             "bad_value", "that seat's team already has a buzz on this tossup: correct that one"
         )
     answerer_id = entry.answerer_id if player_id == entry.player_id else None
     answerer = st.player(answerer_id) if answerer_id is not None else seat
     spec = st.tossups[entry.tossup_index]
-    prior_neg = any(h.points < 0 for h in others if st.history.index(h) < position)
+    prior_neg = any(h.points < 0 for i, h in others if i < position)
     points = 0
     if ruling in (Ruling.CORRECT, Ruling.WRONG):
         points = tossup_points(
