@@ -16,7 +16,14 @@ from typing import Any
 
 from competition import game
 from competition.errors import RULE_CODES, SERVICE_CODES, TossupError
-from competition.vocabulary import CONNECTION_ROLES, MODERATOR_VERDICTS, BonusDecision, FlagProblem, Role
+from competition.vocabulary import (
+    CONNECTION_ROLES,
+    MODERATOR_VERDICTS,
+    BonusDecision,
+    FlagProblem,
+    QuestionKind,
+    Role,
+)
 
 _NUM = (int, float)
 _INT = (int,)
@@ -335,6 +342,36 @@ COMMANDS: dict[str, CommandSpec] = {
         game.CallTimeout,
         {"team_id": Field(_INT, "the team calling it")},
         "a team's timeout, between questions, within the preset's allowance (`timeout_called`)",
+    ),
+    "replace_question": CommandSpec(
+        game.ReplaceQuestion,
+        {
+            "kind": Field(_STR, "which question is thrown out", choices=tuple(QuestionKind)),
+            "reason": Field(_STR, "why (shown in the log, the recap and the exports)", max_length=200),
+        },
+        "throw out the current or just finished tossup (or bonus) and read the match's next spare in its place"
+        " (`question_replaced`): its rulings are reversed and it counts in no score or fit; `no_spares` when"
+        " none is left",
+    ),
+    "review_ruling": CommandSpec(
+        game.ReviewRuling,
+        {
+            "history_index": Field(
+                _INT, "position in the snapshot's `history`: any ruling that stands", minimum=0
+            ),
+            "reason": Field(_STR, "why (shown in the log, the recap and the exports)", max_length=200),
+            "ruling": Field(
+                _STR,
+                "the ruling it should have had (absent: keep it)",
+                required=False,
+                choices=tuple(game.TOSSUP_CORRECTIONS),
+            ),
+            "player_id": Field(
+                _INT, "a tossup buzz: the seat it should be credited to (absent: keep it)", required=False
+            ),
+        },
+        "correct any earlier ruling of the scoresheet (`ruling_reviewed`): ruling, seat; scores, buzz log and"
+        " standings follow",
     ),
 }
 # Larger frames are refused unparsed (UTF-8: ≤ 4 bytes a character): by the launcher's uvicorn

@@ -12,7 +12,10 @@ ruling corrected after the fact holds what stands and, under ``corrected``, the 
 and reason it replaced),
 ``bonus`` (``bonus_id``, ``index``, ``teamId``, ``teamName``, ``parts[]``: each with the
 captain's ``decision`` and ``aiRevealed``, whether a bot of the team had suggested an answer to
-its seats before the part was ruled), ``adjustments`` and ``protests``.
+its seats before the part was ruled), ``adjustments`` and ``protests``. A tossup thrown out for a
+spare has ``thrown_out`` (``reason``, ``spare_id``; else null) and is left out of the QBJ; a bonus
+thrown out moves to ``thrown_out_bonuses``; a ruling reviewed on the scoresheet holds what
+stands with the seat, ruling, reason and ``by`` it replaced under ``corrected``.
 
 * QBJ (``formats.qbj``): one Tournament file for one match or many; teams and players named by
   their identities' handles (``Competitor``: one registration entry per identity, never per display
@@ -88,6 +91,8 @@ def play_log(match: Match) -> list[dict[str, Any]]:
                 "started_at": at,
                 "ended_at": None,
                 "replayed": False,
+                "thrown_out": None,
+                "thrown_out_bonuses": [],
                 "adjustments": [],
                 "protests": [],
             }
@@ -141,6 +146,10 @@ def play_log(match: Match) -> list[dict[str, Any]]:
             cycle["tossup"]["outcome"] = cycle["tossup"]["outcome"] or "replayed"
         elif ev.event == EventName.RULING_UNDONE:
             _undo(out, d)
+        elif ev.event == EventName.QUESTION_REPLACED:
+            _thrown_out(cycle, d)
+        elif ev.event == EventName.RULING_REVIEWED:
+            _review(out, d, players, teams)
         elif ev.event == EventName.RULING_CORRECTED:
             _correct(out, d)
         elif ev.event == EventName.BONUS_WITHDRAWN:
@@ -220,6 +229,60 @@ def _correct(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
         return
 
 
+def _thrown_out(cycle: dict[str, Any], d: dict[str, Any]) -> None:
+    """A ``question_replaced``: the cycle's tossup (``thrown_out``: reason and spare) or its bonus
+    (moved to ``thrown_out_bonuses`` with the reason; the spare's ``bonus_started`` follows)."""
+    why = {"reason": d["reason"], "spare_id": d["spare_id"]}
+    if d["bonus_id"] is None:
+        cycle["thrown_out"] = why
+    elif cycle["bonus"] is not None:
+        cycle["thrown_out_bonuses"].append({**cycle["bonus"], "thrown_out": why})
+        cycle["bonus"] = None
+
+
+def _review(
+    out: list[dict[str, Any]], d: dict[str, Any], players: dict[int, Player], teams: dict[int, Team]
+) -> None:
+    """A ``ruling_reviewed``: the standing ruling it names (newest cycle of its question or bonus)
+    takes the new seat, ruling and points, and keeps what it was, why and who under ``corrected``."""
+    before = {
+        "ruling": d["ruling_before"],
+        "points": d["points_before"],
+        "reason": d["reason"],
+        "by": d["by"],
+    }
+    for cycle in reversed(out):
+        if d["bonus_id"] is not None:
+            bonus = cycle["bonus"]
+            if bonus is None or bonus["bonus_id"] != d["bonus_id"]:
+                continue
+            ruled = next(
+                (p for p in reversed(bonus["parts"]) if p["part"] == d["part"] and not p["undone"]), None
+            )
+        elif cycle["question_id"] == d["question_id"] and not cycle["replayed"] and not cycle["thrown_out"]:
+            ruled = _last_response(cycle, d["player_before"])
+            if ruled is not None and d["player_id"] != d["player_before"]:
+                seat, team = players.get(d["player_id"]), teams.get(d["team_id"])
+                ruled.update(
+                    playerId=d["player_id"],
+                    playerName=seat.name if seat else "",
+                    teamId=d["team_id"],
+                    teamName=team.name if team else "",
+                    isBot=bool(seat and seat.kind == SeatKind.BOT),
+                )
+                before.update(playerId=d["player_before"], teamId=d["team_before"])
+        else:
+            continue
+        if ruled is not None:
+            ruled.update(
+                ruling=d["ruling"],
+                points=d["points"],
+                isCorrect=d["ruling"] == Ruling.CORRECT,
+                corrected=before,
+            )
+        return
+
+
 def _undo(out: list[dict[str, Any]], d: dict[str, Any]) -> None:
     """Mark the newest matching ruling (tossup buzz or bonus part) as undone."""
     for cycle in reversed(out):
@@ -270,7 +333,7 @@ def qbj_match(
     teams = list(match.teams.select_related("competitor"))
     players = list(match.players.select_related("competitor"))
     full = play_log(match)
-    log = [c for c in full if not c["replayed"]]
+    log = [c for c in full if not c["replayed"] and not c["thrown_out"]]
     # Names in the file are the identities' handles (unique): the same team or person across the
     # matches of an export is one registration entry, two people of one name are two.
     team_label = {t.id: _label(t) for t in teams}

@@ -22,6 +22,7 @@ from competition.vocabulary import (
     UNCOUNTED_RULINGS,
     Audience,
     MatchStatus,
+    QuestionKind,
     Role,
     Ruling,
     player_audience,
@@ -143,7 +144,7 @@ class TeamSeat:
 class MatchPlay:
     """What happened in a match, as the response store needs it.
 
-    ``played_tossup_ids``: the tossups read to the end of their play (not skipped), in order,
+    ``played_tossup_ids``: the tossups read to the end of their play (not skipped nor thrown out), in order,
     each once; ``buzzes``: the ruled buzzes (undone and still-pending ones left out);
     ``seats``: every player (``Seat.played`` tells who buzzed or answered); ``human_teams``: the
     human teams."""
@@ -156,10 +157,19 @@ class MatchPlay:
 
 
 def match_play(match_id: int) -> MatchPlay:
-    """The played tossups, ruled buzzes and seats of a match. Raises ``Match.DoesNotExist``."""
+    """The played tossups, ruled buzzes and seats of a match; tossups thrown out for a spare
+    (``question_replaced``) and their buzzes are left out. Raises ``Match.DoesNotExist``."""
     match = Match.objects.get(pk=match_id)
     ended = MatchEvent.objects.filter(match=match, event=EventName.TOSSUP_ENDED).order_by("seq")
-    played = [e.payload["question_id"] for e in ended if e.payload.get("outcome") != "skipped"]
+    thrown_out = set(
+        MatchEvent.objects.filter(match=match, event=EventName.QUESTION_REPLACED, payload__kind=QuestionKind.TOSSUP)
+        .values_list("payload__question_id", flat=True)
+    )  # fmt: skip
+    played = [
+        e.payload["question_id"]
+        for e in ended
+        if e.payload.get("outcome") != "skipped" and e.payload["question_id"] not in thrown_out
+    ]
     buzzes = [
         RuledBuzz(b.tossup_id, b.player_id, b.token_index, b.ruling == Ruling.CORRECT)
         for b in Buzz.objects.filter(match=match).exclude(ruling__in=UNCOUNTED_RULINGS)

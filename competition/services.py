@@ -9,6 +9,7 @@ words go ``competition.live.ticks``' way. Public functions are keyword-only and 
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from typing import Any
 
@@ -30,7 +31,15 @@ from competition.models import (
     TournamentGame,
     new_token,
 )
-from competition.vocabulary import Audience, BonusDecision, BuzzMode, FlagProblem, Role, SeatKind
+from competition.vocabulary import (
+    Audience,
+    BonusDecision,
+    BuzzMode,
+    FlagProblem,
+    QuestionKind,
+    Role,
+    SeatKind,
+)
 from competition.vocabulary import actor as actor_name
 from scoring.judge import Judgement, Verdict, judge
 from scoring.rules import WEIGHT_CLASSES, load_preset
@@ -477,7 +486,12 @@ def moderate(
     builds it from a dashboard's frame), idempotent by ``command_id`` and refused when made on a
     view older than what happened since ``seen_seq`` (``store.apply_command``). Raises
     ``game.RuleViolation`` (nothing stored) when the rules refuse it, ServiceError ``stale_view``
-    when its view is out of date."""
+    when its view is out of date. A ``ReplaceQuestion`` without its spare gets the match's next
+    one (:func:`next_spare`); a ``ReviewRuling`` is the moderator's."""
+    if isinstance(command, game.ReplaceQuestion):
+        command = _with_spare(match_id, command)
+    if isinstance(command, game.ReviewRuling) and not command.by:
+        command = dataclasses.replace(command, by=actor_name(Role.MODERATOR))
     return store.apply_command(
         match_id=match_id,
         command=command,
@@ -572,3 +586,86 @@ def flag_question_as_editor(*, question_id: int, problem: str, comment: str, rep
 def _check_problem(problem: str) -> None:
     if problem not in tuple(FlagProblem):
         raise ServiceError("invalid", f"unknown problem type {problem!r}; one of {', '.join(FlagProblem)}")
+
+
+# --- spares and the full-scoresheet review (spares) ----------------------------------------
+
+
+MAX_ACTOR = 50  # MatchEvent.actor's column width
+
+
+def next_spare(match_id: int, kind: str, state: game.MatchState) -> game.TossupSpec | game.BonusSpec | None:
+    """The spare a thrown-out ``kind`` (tossup|bonus) of match ``match_id`` is replaced by: the
+    next question, in packet order (packet, number), of the packets the match's questions come
+    from that the match has not used (``state``'s tossups or bonuses, thrown-out ones included);
+    None when none is left. A packet's questions beyond those the game plays are its spares."""
+    match = Match.objects.get(pk=match_id)
+    packets = Tossup.objects.filter(id__in=match.tossup_ids).values("packet_id")
+    if kind == QuestionKind.BONUS:
+        used = [b.bonus_id for b in state.bonuses]
+        bonus = (
+            Bonus.objects.filter(packet_id__in=packets)
+            .exclude(id__in=used)
+            .order_by("packet_id", "number")
+            .first()
+        )
+        return bonus_spec(bonus) if bonus is not None else None
+    used = [q.question_id for q in state.tossups]
+    for tossup in (
+        Tossup.objects.filter(packet_id__in=packets).exclude(id__in=used).order_by("packet_id", "number")
+    ):
+        try:
+            return tossup_spec(tossup)
+        except ValueError:  # a media marker edited by hand: not a readable spare
+            continue
+    return None
+
+
+def _with_spare(match_id: int, command: game.ReplaceQuestion) -> game.ReplaceQuestion:
+    """``command`` with the match's next spare (the engine refuses ``no_spares`` when none is left)."""
+    if command.spare is not None:
+        return command
+    spare = next_spare(match_id, command.kind, selectors.load_state(match_id))
+    return dataclasses.replace(command, spare=spare)
+
+
+def replace_question(
+    *,
+    match_id: int,
+    kind: str,
+    reason: str,
+    now: float | None = None,
+    command_id: str = "",
+    seen_seq: int | None = None,
+) -> store.Applied:
+    """The moderator throws out the current (or just finished) tossup or bonus (``kind``) for
+    ``reason`` and the match's next spare (:func:`next_spare`) is read in its place
+    (``game.ReplaceQuestion``). Raises RuleViolation ``no_spares`` (nothing changes) when the
+    match has none left, or as the engine refuses (``spares.replace_question``)."""
+    command = game.ReplaceQuestion(kind, reason)
+    return moderate(match_id=match_id, command=command, now=now, command_id=command_id, seen_seq=seen_seq)
+
+
+def review_ruling(
+    *,
+    match_id: int,
+    history_index: int,
+    reason: str,
+    by: str,
+    ruling: str = "",
+    player_id: int | None = None,
+    now: float | None = None,
+    command_id: str = "",
+    seen_seq: int | None = None,
+) -> store.Applied:
+    """Correct any earlier ruling of match ``match_id``'s scoresheet (``game.ReviewRuling``):
+    ``ruling`` and/or, for a tossup buzz, the seat credited (``player_id``), for ``reason``.
+    ``by``: who corrects, as the log names them (``moderator``, ``organiser:<username>`` for the
+    control desk): the events' actor and the ``ruling_reviewed``'s ``by``. The buzz log,
+    standings and, after the end, the fits follow (``store.store_events``). Raises
+    RuleViolation as the engine refuses (``review.review_ruling``), nothing stored."""
+    by = by[:MAX_ACTOR]
+    command = game.ReviewRuling(history_index, reason, ruling, player_id, by)
+    return store.apply_command(
+        match_id=match_id, command=command, actor=by, now=now, command_id=command_id, seen_seq=seen_seq
+    )

@@ -104,6 +104,7 @@ SNAPSHOT: Schema = _keys(
     ),
     history=[_HISTORY],
     match=_keys("match_id", "name", "join_code", "preset"),
+    replaced=[_keys("bonus_id", "kind", "question_id", "reason", "spare_id", "tossup_index")],
     players_per_team=LEAF,
     lineups=LEAF,  # {team id: [seat ids]}: ids only, names come from ``players``
     periods=_keys("half", "overtime", "tossups_per_half", "timeouts", "timeouts_per", "timeouts_left",
@@ -178,6 +179,14 @@ EVENTS: dict[str, Schema] = {
         "at", "protest_id", "question_id", "reason", "resolution", "status", "team_id", scores=SCORE
     ),
     E.TOSSUP_REPLAYED: _keys("index", "question_id", scores=SCORE),
+    E.QUESTION_REPLACED: _keys(
+        "bonus_id", "kind", "question_id", "reason", "spare_id", "team_id", "tossup_index", scores=SCORE
+    ),
+    E.RULING_REVIEWED: _keys(  # not ``by``: the organiser's account is not the spectators' business
+        "bonus_id", "history_index", "part", "player_before", "player_id", "question_id", "reason", "ruling",
+        "ruling_before", "team_before", "team_id", "tossup_index", points=SCORE, points_before=SCORE,
+        scores=SCORE,
+    ),
 }  # fmt: skip
 
 

@@ -44,7 +44,7 @@ from competition.models import (
     TournamentSeat,
     TournamentTeam,
 )
-from competition.vocabulary import SeatKind
+from competition.vocabulary import QuestionKind, SeatKind
 from formats import qbj as qbjfmt
 from scoring.rules import load_preset
 
@@ -157,7 +157,7 @@ def game_key(g: TournamentGame) -> str:
 
 def game_result(match: Match, *, key: str) -> st.GameResult:
     """An ended match's result from its engine state: final scores, the rulings that stand
-    (undone ones left out), the tossups read. Teams and players are named by their identities'
+    (undone ones left out), the tossups read (thrown-out ones left out). Teams and players are named by their identities'
     handles, as in the QBJ export."""
     state = selectors.match_state(match)
     handles = selectors.identity_handles(
@@ -166,7 +166,8 @@ def game_result(match: Match, *, key: str) -> st.GameResult:
     )
     team_label = {t.id: handles.get(t.competitor_id or -1, t.name) for t in match.teams.all()}
     seat_label = {p.id: handles.get(p.competitor_id or -1, p.name) for p in match.players.all()}
-    read = state.tossup_index + 1
+    # A tossup thrown out for a spare was not heard: its spare was (spares.replace_question).
+    read = state.tossup_index + 1 - sum(1 for r in state.replaced if r["kind"] == QuestionKind.TOSSUP)
     lines = []
     for team in state.teams:
         tid = team.team_id

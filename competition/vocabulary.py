@@ -114,7 +114,8 @@ class SeatKind(StrEnum):
 class BuzzLogRuling(StrEnum):
     """A ruling as the buzz log stores it (``Buzz.ruling``, ``BonusPartResult.ruling``): every
     :class:`Ruling`, PENDING (blank) while a buzz waits for its answer or ruling, UNDONE once the
-    moderator undid (or a replay reversed) it. :data:`UNCOUNTED_RULINGS`: the rows that score nothing."""
+    moderator undid (or a replay reversed) it, THROWN_OUT once its question was replaced by a spare.
+    :data:`UNCOUNTED_RULINGS`: the rows that score nothing."""
 
     CORRECT = "correct"
     WRONG = "wrong"
@@ -123,9 +124,14 @@ class BuzzLogRuling(StrEnum):
     ABSTAINED = "abstained"
     PENDING = ""
     UNDONE = "undone"
+    THROWN_OUT = "thrown_out"  # its question was thrown out and replaced by a spare
 
 
-UNCOUNTED_RULINGS: tuple[BuzzLogRuling, ...] = (BuzzLogRuling.PENDING, BuzzLogRuling.UNDONE)
+UNCOUNTED_RULINGS: tuple[BuzzLogRuling, ...] = (
+    BuzzLogRuling.PENDING,
+    BuzzLogRuling.UNDONE,
+    BuzzLogRuling.THROWN_OUT,
+)
 
 
 class Role(StrEnum):
@@ -218,3 +224,10 @@ class BonusDecision(StrEnum):
     OWN = "own"
     CONSULT = "consult"
     ABSTAIN = "abstain"
+
+
+class QuestionKind(StrEnum):
+    """Which question a spare replaces (``competition.game.ReplaceQuestion.kind``)."""
+
+    TOSSUP = "tossup"
+    BONUS = "bonus"

@@ -168,7 +168,8 @@ def _tossup(
     teams: dict[int, str],
 ) -> dict[str, Any]:
     """One reading of a tossup: ``number`` (its place in the packet, from 1), ``category``,
-    ``outcome`` (answered|dead|skipped|replayed, or e.g. "dead, then replayed"), ``replayed``,
+    ``outcome`` (answered|dead|skipped|replayed, or e.g. "dead, then replayed"; a tossup thrown
+    out for a spare says so with the reason), ``replayed``,
     ``revealed`` (this reading ended with the answer shown, so its text and answer may be shown;
     a reading cut short by a replay did not), ``words`` (``_words``; empty when not revealed),
     ``answer`` (HTML, or ""), ``buzzes`` (``_buzz``), ``bonus`` (``_bonus`` or None) and
@@ -177,6 +178,9 @@ def _tossup(
     outcome = cycle["tossup"]["outcome"] or ""
     if replayed and outcome != "replayed":  # replayed after it ended: its rulings were reversed
         outcome += ", then replayed"
+    thrown_out = cycle.get("thrown_out")
+    if thrown_out:  # its rulings were reversed (one ruling_undone each): they show as undone
+        outcome += f", thrown out ({thrown_out['reason']}): a spare was read in its place"
     buzzes = [_buzz(n, r, replayed) for n, r in enumerate(cycle["tossup"]["responses"], 1)]
     return {
         "number": cycle["index"] + 1,

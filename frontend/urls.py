@@ -110,3 +110,8 @@ urlpatterns = [
         name="tournament_sqbs",
     ),
 ]
+
+# spares: the control desk's scoresheet review (frontend/review_views.py)
+from frontend import review_views  # noqa: E402
+
+urlpatterns.append(path("api/match/<str:code>/review", review_views.api_review, name="api_review"))

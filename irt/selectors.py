@@ -171,7 +171,8 @@ def live_bot_tossups() -> list[LiveBot]:
     first), read from the buzz log (``Buzz`` rows hold the ruling that stands).
 
     A tossup is heard when it was read to its end (``tossup_ended``, outcome not skipped; a replayed
-    tossup counts once, as it was read last) after the bot took its seat. The bot's buzz is its
+    tossup counts once, as it was read last; one thrown out for a spare not at all) after the bot
+    took its seat. The bot's buzz is its
     earliest ruled buzz there (undone and unruled ones are no buzz); the humans are the human seats
     of the other teams that played the match (a teammate is no opponent), each with the token of its
     correct buzz on the tossup, or None. A muted bot seat is left out: its would-be buzzes are
@@ -199,6 +200,8 @@ def live_bot_tossups() -> list[LiveBot]:
                     heard.pop(qid, None)
                 else:
                     heard[qid] = started[qid]
+        counted = set(play.played_tossup_ids)  # a tossup thrown out for a spare was not heard
+        heard = {qid: at for qid, at in heard.items() if qid in counted}
         buzzes: dict[tuple[int, int], tuple[int, bool]] = {}  # (tossup, seat) → earliest (token, correct)
         rows = Buzz.objects.filter(match=match).exclude(ruling__in=UNCOUNTED_RULINGS)
         for tossup_id, player_id, token, seq, ruling in rows.order_by("token_index", "seq").values_list(

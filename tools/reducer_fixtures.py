@@ -58,9 +58,11 @@ from competition.game import (
     PlayerSpec,
     Protest,
     Rename,
+    ReplaceQuestion,
     ReplayTossup,
     Resume,
     Reveal,
+    ReviewRuling,
     Rule,
     SeatPlayer,
     SetPace,
@@ -83,7 +85,14 @@ FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "contract" / "reduc
 T0 = 1_767_225_600.0  # 2026-01-01T00:00:00Z: the match starts here; times below are offsets from it
 # Events after which a client may ask for a fresh snapshot instead of applying them: the command
 # that emits one is always followed by a checkpoint.
-RESYNC_EVENTS = frozenset({EventName.RULING_UNDONE, EventName.RULING_CORRECTED})
+RESYNC_EVENTS = frozenset(
+    {
+        EventName.RULING_UNDONE,
+        EventName.RULING_CORRECTED,
+        EventName.QUESTION_REPLACED,
+        EventName.RULING_REVIEWED,
+    }
+)
 
 # Seats: team A (humans 11, 12), team B (human 21), the bots' team (31); with hybrid seats a
 # semi-autonomous bot on A (32), a muted bot (33) and an autonomous one from token 2 (34) on B.
@@ -474,6 +483,51 @@ def lineups_and_periods() -> Recorder:
     return r
 
 
+def spares_and_review() -> Recorder:
+    r = Recorder(
+        "spares_and_review",
+        "A bonus thrown out after a part was ruled and replaced by a spare for the same team; a "
+        "tossup thrown out while a neg stood, its spare read next; then the scoresheet reviewed: "
+        "the first tossup credited to another seat (by the control desk), then ruled wrong.",
+        match(tossups=3, bonuses=3, collection_window=0.0, auto_advance=False),
+        ["moderator", "all", f"player:{ANN}", f"player:{BEA}"],
+    )
+    spare_tossup = tokenize_tossup(190, "s0 s1 s2 s3 (*) s4 s5 s6 s7", "SPARE-LINE", "History")
+    spare_bonus = BonusSpec(
+        590, "spare lead-in", [BonusPartSpec(f"spare {k}", f"SPARE-{k}") for k in range(3)]
+    )
+    r.do(Start(), 0)
+    r.do(Buzz(ANN, 100, 5), 5.5, "buzz")
+    r.do(Answer(ANN, 100, "yes", "accept"), 6)
+    r.do(Rule("accept"), 6.5, "bonus_started")
+    r.do(BonusAnswer(ANN, 500, 0, "one", "accept"), 7)
+    r.do(Rule("accept"), 7.5, "bonus_part_ruled")
+    r.do(
+        ReplaceQuestion("bonus", "a part had two answers", spare_bonus),
+        8,
+        "ruling_undone question_replaced bonus_started",
+    )
+    r.do(Skip(), 9, "bonus_ended")
+    r.do(Next(), 10, "tossup_started")
+    r.do(Buzz(BEA, 101, 2), 12.5, "buzz")
+    r.do(Answer(BEA, 101, "no", "reject"), 13)
+    r.do(Rule("reject"), 13.5, "buzz_ruled")
+    r.do(
+        ReplaceQuestion("tossup", "the reader misread it", spare_tossup),
+        14,
+        "question_replaced tossup_started",
+    )
+    r.do(Buzz(BEA, 190, 3), 17.5, "buzz")
+    r.do(Answer(BEA, 190, "yes", "accept"), 18)
+    r.do(Rule("accept"), 18.5, "bonus_started")
+    r.do(Skip(), 19, "bonus_ended")
+    r.do(Next(), 20, "tossup_started")
+    r.do(ReviewRuling(0, "it was abe who buzzed", player_id=ABE, by="organiser:td"), 21, "ruling_reviewed")
+    r.do(ReviewRuling(0, "the answer was wrong", ruling="wrong", by="moderator"), 22, "ruling_reviewed")
+    r.do(End(), 23, "match_ended")
+    return r
+
+
 STREAMS = (
     lobby_and_clock,
     tossup_rulings,
@@ -481,6 +535,7 @@ STREAMS = (
     hybrid_seats,
     media_and_auto_rule,
     lineups_and_periods,
+    spares_and_review,
 )
 
 

@@ -14,6 +14,8 @@ Where things are:
   replaying a tossup.
 * ``lineups``: active players and bench, substitutions, tossups heard per player.
 * ``periods``: halves, overtime and timeouts, per the preset.
+* ``spares``: a thrown-out question replaced by a spare; ``review``: the full-scoresheet review
+  (any earlier ruling corrected, with who and why).
 * ``commands`` (inputs and ``Event``), ``specs`` (immutable inputs), ``state`` and ``records``
   (the live state and its typed records), ``view`` (audience snapshots and the client reducer).
 """
@@ -38,9 +40,11 @@ from .commands import (
     Pause,
     Protest,
     Rename,
+    ReplaceQuestion,
     ReplayTossup,
     Resume,
     Reveal,
+    ReviewRuling,
     Rule,
     RuleViolation,
     SeatPlayer,
@@ -136,10 +140,12 @@ __all__ = [
     "ProtestNote",
     "Records",
     "Rename",
+    "ReplaceQuestion",
     "ReplayTossup",
     "Resolution",
     "Resume",
     "Reveal",
+    "ReviewRuling",
     "Rule",
     "RuleViolation",
     "RulingRecord",

@@ -8,6 +8,8 @@ from typing import Any
 from competition.errors import RULE_CODES, TossupError
 from competition.vocabulary import BuzzMode, SeatKind
 
+from .specs import BonusSpec, TossupSpec
+
 
 class RuleViolation(TossupError):
     """A command the rules refuse; nothing changed. ``code`` is one of ``competition.errors.RULE_CODES``
@@ -304,6 +306,35 @@ class CallTimeout:
     team_id: int
 
 
+# -- spares (competition.game.spares) and the full-scoresheet review (competition.game.review) --
+
+
+@dataclass(frozen=True)
+class ReplaceQuestion:
+    """Moderator: throw out the current (or just finished) tossup, or the current (or just
+    finished) bonus (``kind`` tossup|bonus), for ``reason``, and read ``spare`` in its place: a
+    :class:`TossupSpec` or :class:`BonusSpec` the match has not used (the service takes the next
+    of the match's spares; None: none is left, refused ``no_spares``). See ``spares.replace_question``."""
+
+    kind: str
+    reason: str
+    spare: TossupSpec | BonusSpec | None = None
+
+
+@dataclass(frozen=True)
+class ReviewRuling:
+    """Moderator or control desk (``by``: who, as the log names them): correct ANY earlier ruling
+    in ``MatchState.history`` at ``history_index``, for ``reason``: its ``ruling`` ("" keeps it;
+    correct|wrong|no_penalty for a tossup buzz, correct|wrong for a bonus part) and, for a tossup
+    buzz, the seat credited with it (``player_id``; None keeps it). See ``review.review_ruling``."""
+
+    history_index: int
+    reason: str
+    ruling: str = ""
+    player_id: int | None = None
+    by: str = ""
+
+
 Command = (
     SeatPlayer
     | AddTeam
@@ -333,4 +364,6 @@ Command = (
     | End
     | Substitute
     | CallTimeout
+    | ReplaceQuestion
+    | ReviewRuling
 )

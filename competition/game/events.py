@@ -77,6 +77,8 @@ class EventName(StrEnum):
     TIMEOUT_CALLED = "timeout_called"
     HALFTIME = "halftime"
     OVERTIME_STARTED = "overtime_started"
+    QUESTION_REPLACED = "question_replaced"
+    RULING_REVIEWED = "ruling_reviewed"
 
 
 class Payload(Record):
@@ -724,4 +726,53 @@ class OvertimeStarted(Payload):
     first_tossup: int
     tossups: int
     bonuses: bool
+    scores: dict[str, int]
+
+
+# -- spares and the full-scoresheet review ------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionReplaced(Payload):
+    """A question thrown out for ``reason`` and replaced by a spare: ``kind`` tossup (tossup
+    ``tossup_index``, ``question_id`` thrown out; the spare ``spare_id`` is read next, as tossup
+    ``tossup_index + 1``) or bonus (``bonus_id`` thrown out; ``team_id`` hears spare ``spare_id``
+    at once). Every ruling on the thrown-out question (and on the bonus a thrown-out tossup
+    earned) was reversed first, one ``ruling_undone`` each; it counts in no score, standing or fit."""
+
+    EVENT = EventName.QUESTION_REPLACED
+    kind: str
+    tossup_index: int
+    question_id: int | None
+    bonus_id: int | None
+    team_id: int | None
+    spare_id: int
+    reason: str
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RulingReviewed(Payload):
+    """A ruling of the scoresheet at ``history_index`` corrected after the fact by ``by`` for
+    ``reason``: a tossup buzz (``bonus_id``/``part`` null) or a bonus part, its seat
+    ``player_before`` → ``player_id`` (and team), ``ruling_before``/``points_before`` →
+    ``ruling``/``points``. A correct buzz that no longer stands correct for its team takes its
+    bonus with it: each ruled part follows as ``ruling_undone``."""
+
+    EVENT = EventName.RULING_REVIEWED
+    history_index: int
+    tossup_index: int
+    question_id: int | None
+    bonus_id: int | None
+    part: int | None
+    player_before: int | None
+    player_id: int | None
+    team_before: int
+    team_id: int
+    ruling_before: str
+    ruling: str
+    points_before: int
+    points: int
+    reason: str
+    by: str
     scores: dict[str, int]

@@ -38,9 +38,11 @@ from .commands import (
     Pause,
     Protest,
     Rename,
+    ReplaceQuestion,
     ReplayTossup,
     Resume,
     Reveal,
+    ReviewRuling,
     Rule,
     RuleViolation,
     SeatPlayer,
@@ -59,7 +61,9 @@ from .hybrid import confirm_buzz, delegate
 from .lineups import substitute
 from .periods import call_timeout
 from .proposals import expire_proposal
+from .review import review_ruling
 from .ruling import apply_rule, rule_tossup, take_answer
+from .spares import replace_question
 from .state import MatchState
 from .tossup import end_tossup, flush_words, release_bot, resolve_race, reveal, reveal_next, take_buzz
 
@@ -138,6 +142,10 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             if st.status == MatchStatus.ENDED:
                 raise RuleViolation("bad_phase", "match already ended")
             end_match(st, ev)
+        case ReplaceQuestion():
+            replace_question(st, cmd, now, ev)
+        case ReviewRuling():
+            review_ruling(st, cmd, now, ev)
         case _:
             raise RuleViolation("unknown_command", f"unknown command {cmd!r}")
 

@@ -175,7 +175,7 @@ class MatchState:
     """Everything the engine knows about a match. ``scores``: ``{str(team_id): points}``;
     ``history``: rulings (tossup buzzes and bonus parts, with ``undone`` flags);
     ``adjustments``: moderator point adjustments; ``protests``: open and resolved protests
-    (see ``records``); ``between_questions``: seconds from the end of a question (its bonus
+    (see ``records``); ``replaced``: questions thrown out for spares; ``between_questions``: seconds from the end of a question (its bonus
     included) to the next tossup, None when the moderator advances (``SetPace``; starts as the
     config's); times in seconds since the epoch."""
 
@@ -203,6 +203,10 @@ class MatchState:
     # JSON, replaced (never mutated) by those modules so copies may share them.
     lineups: list[dict[str, Any]] = field(default_factory=list)
     periods: dict[str, Any] = field(default_factory=dict)
+    # spares: the questions thrown out and replaced (``spares.replace_question``), oldest first,
+    # each ``{"kind", "tossup_index", "question_id", "bonus_id", "spare_id", "reason"}``;
+    # replaced whole, never changed in place (copies share it).
+    replaced: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def next_deadline(self) -> float | None:

@@ -110,6 +110,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
         "players_per_team": st.config.preset.players_per_team,
         "lineups": lineups_table(st),
         "periods": periods_view(st),
+        # Questions thrown out and replaced by spares (``MatchState.replaced``).
+        "replaced": [dict(r) for r in st.replaced],
     }
     if moderator:
         snapshot["protests"] = [p.to_dict() for p in st.protests]
@@ -124,6 +126,8 @@ def view(state: MatchState, audience: str) -> dict[str, Any]:
     return snapshot
 
 
+# A question thrown out for a spare, as the view's ``replaced`` lists it (``MatchState.replaced``).
+REPLACED_FIELDS = ("kind", "tossup_index", "question_id", "bonus_id", "spare_id", "reason")
 RECEIVED_FIELDS = (
     "question_id",
     "player_id",
@@ -500,6 +504,22 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 )
                 if entry["kind"] == "tossup" and earned and b is not None and v["phase"] in BONUS_PHASES:
                     v["bonus"], v["phase"] = None, Phase.BETWEEN
+        case EventName.QUESTION_REPLACED:
+            v["replaced"].append({k: d[k] for k in REPLACED_FIELDS})
+            if d["kind"] == "tossup":  # the spare is read next: one tossup more
+                v["tossup_count"] += 1
+        case EventName.RULING_REVIEWED:
+            entry = v["history"][d["history_index"]]
+            if entry["kind"] == "tossup" and d["player_id"] != entry["player_id"]:
+                entry["answerer_id"] = None
+            entry.update(
+                ruling=d["ruling"], points=d["points"], player_id=d["player_id"], team_id=d["team_id"]
+            )
+            if d["bonus_id"] is not None and b is not None and b["bonus_id"] == d["bonus_id"]:
+                part = b["parts"][d["part"]]
+                if part.get("result") is not None:
+                    part["result"].update(ruling=d["ruling"], points=d["points"])
+                b["points"] += d["points"] - d["points_before"]
         case EventName.PROTEST_MARKED:
             if moderator:
                 v["protests"].append(dict(d))

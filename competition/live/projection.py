@@ -93,6 +93,26 @@ def project(
                 _current_part(match, d).update(ruling=d["ruling"], points=d["points"])
             else:
                 _current_buzz(match, d).update(ruling=d["ruling"], points=d["points"])
+        elif name == EventName.QUESTION_REPLACED:
+            # Its rows stay in the buzz log, marked: they count in no score, standing or fit.
+            thrown_out = {"ruling": BuzzLogRuling.THROWN_OUT, "points": 0}
+            if d["bonus_id"] is not None:
+                BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"]).update(**thrown_out)
+            else:
+                Buzz.objects.filter(match=match, tossup_id=d["question_id"]).update(**thrown_out)
+        elif name == EventName.RULING_REVIEWED:
+            if d["bonus_id"] is not None:
+                _current_part(match, d).update(ruling=d["ruling"], points=d["points"])
+            else:
+                seat = (
+                    Player.objects.filter(match=match, pk=d["player_id"])
+                    .values_list("kind", flat=True)
+                    .first()
+                )
+                _current_buzz(match, {**d, "player_id": d["player_before"]}).update(
+                    ruling=d["ruling"], points=d["points"], player_id=d["player_id"], team_id=d["team_id"],
+                    kind=seat or "",
+                )  # fmt: skip
         elif name == EventName.BONUS_PART_RULED:
             BonusPartResult.objects.create(
                 match=match,

@@ -53,6 +53,8 @@ VIEW_KEEPING_EVENTS = (
     EventName.RENAMED,
     EventName.QUESTION_FLAGGED,  # a service-level event (competition.services.flag_question)
 )
+# Events that change a ruling of an ended match: its end jobs (fits) run again.
+CORRECTING_EVENTS = (EventName.RULING_CORRECTED, EventName.RULING_REVIEWED)
 # The driver's stop of the clock for a gap nobody drove (a ``paused`` and a ``resumed`` at once)
 # leaves the match where it was.
 GAP_EVENTS = (EventName.PAUSED, EventName.RESUMED)
@@ -200,7 +202,7 @@ def store_events(
     match_id = match.id
     transaction.on_commit(lambda: publish(match_id, out, deadline))
     ended = any(r.event == EventName.MATCH_ENDED for r in rows)
-    corrected = old.status == MatchStatus.ENDED and any(r.event == EventName.RULING_CORRECTED for r in rows)
+    corrected = old.status == MatchStatus.ENDED and any(r.event in CORRECTING_EVENTS for r in rows)
     if match.status == Match.Status.ENDED and (ended or corrected):
         # One durable job per subscriber, stored with the match end and sent after commit. A
         # ruling corrected after the end sends them again (their work is idempotent), so the

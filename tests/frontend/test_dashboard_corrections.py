@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.frontend.room import (
+    IPAD,
     LAPTOP,
     PHONE,
     Room,
@@ -139,4 +140,80 @@ def test_a_wrong_ruling_is_put_right_and_the_match_ends_on_every_screen(room: Ro
         shot(mod, "dashboard_match_over_1366")
         violations = axe_violations(mod)
         assert not violations, describe_violations(violations)
+    assert errors == []
+
+
+# -- the full scoresheet (issue 33 item 4): an earlier tossup corrected after the match went on --
+
+
+def test_an_earlier_tossup_is_corrected_on_the_scoresheet_and_the_score_follows(room: Room) -> None:
+    from playwright.sync_api import expect
+
+    match = room.create_match(tossups=3, wpm=600, answer_window=20, auto_rule=False, between_questions=60)
+    errors: list[str] = []
+    with chromium() as browser:
+        mod = browser.new_context(viewport=LAPTOP).new_page()
+        mod.on("dialog", lambda dialog: dialog.accept())
+        phone = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True).new_page()
+        for page in (mod, phone):
+            page.on("pageerror", lambda exc, page=page: errors.append(f"{page.url}: {exc}"))
+        mod.goto(match["dashboard_url"])
+        expect(mod.locator("#conn")).to_have_text("live", timeout=15_000)
+        join(phone, room.url, match["code"], "Ada", "Team A")
+        mod.click("button[data-cmd=start]")
+        # Tossup 1: Ada's answer is rejected (−5) and the tossup ended; tossup 2: she gets it.
+        buzz_and_answer(phone, "Moby Dick")
+        expect(mod.locator("#judge-line")).to_contain_text("Moby Dick", timeout=10_000)
+        mod.click("button[data-rule=reject]")
+        expect(mod.locator("#phase-label")).to_contain_text("Between questions", timeout=25_000)  # read out
+        mod.click("button[data-cmd=next]")
+        expect(mod.locator("#q-index")).to_have_text("Tossup 2 of 3")
+        buzz_and_answer(phone, "Magna Carta")
+        expect(mod.locator("#judge-line")).to_contain_text("Magna Carta", timeout=10_000)
+        mod.click("button[data-rule=accept]")
+        expect(mod.locator("#bonus")).to_contain_text("Bonus for Team A")
+        mod.click("#btn-skip")
+        expect(mod.locator("#phase-label")).to_contain_text("Between questions", timeout=10_000)
+        score_a = mod.locator("#scoreboard li", has_text="Team A").locator(".score")
+        before = int(score_a.inner_text())
+
+        # The scoresheet: tossup 1's neg is a button; keyboard opens its correction.
+        mod.click("#scoresheet-open")
+        sheet = mod.locator("#scoresheet")
+        expect(sheet).to_be_visible()
+        row = sheet.locator("tbody tr").nth(0)
+        expect(sheet.locator("tbody tr")).to_have_count(2)
+        cell = row.locator("button[data-review]", has_text="Ada: wrong −5")
+        cell.focus()
+        mod.keyboard.press("Enter")
+        expect(mod.locator("#review-ruling")).to_be_focused()
+        expect(mod.locator("#review-what")).to_contain_text("Tossup 1: Ada (Team A), wrong −5")
+        mod.select_option("#review-ruling", "correct")
+        # Without a reason nothing is sent.
+        mod.click("#review-form button[type=submit]")
+        expect(mod.locator("#scoresheet-status")).to_contain_text("Say why")
+        expect(mod.locator("#review-reason")).to_be_focused()
+        mod.fill("#review-reason", "Moby Dick was on the answer line")
+        box = sheet.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= LAPTOP["width"], box  # fits the laptop
+        shot(mod, "scoresheet_review_1366")
+        mod.keyboard.press("Enter")  # submits the form from the reason field
+        expect(
+            row.locator("button[data-review]", has_text=re.compile(r"Ada: correct \+1[05]"))
+        ).to_be_visible(timeout=10_000)
+        after = int(score_a.inner_text())
+        assert after - before in (15, 20), (before, after)  # a neg made a ten or a power
+        expect(mod.locator("#log")).to_contain_text("REVIEWED by moderator tossup 1 Ada: wrong −5 → correct")
+        violations = axe_violations(mod)
+        assert not violations, describe_violations(violations)
+
+        # On a tablet the same sheet fits the width and is still operated by touch-sized buttons.
+        mod.set_viewport_size(IPAD)
+        box = sheet.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= IPAD["width"], box
+        button = row.locator("button[data-review]").first.bounding_box()
+        assert button["height"] >= 36, button
+        shot(mod, "scoresheet_tablet")
+        mod.keyboard.press("Escape")
+        expect(sheet).to_be_hidden()
     assert errors == []

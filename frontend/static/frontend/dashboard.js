@@ -7,12 +7,14 @@ import {
   rankTeams, renderScoreboard, resultText, setConn, teamName, toast, tokenHtml,
 } from "./match.js";
 import { initLineups, renderLineups } from "./dashlineups.js";
+import { initScoresheet, renderScoresheet, scoresheetError } from "./scoresheet.js";
 
 const $ = (id) => document.getElementById(id);
 const page = pageData();
 let m = null;
 let history = []; // the match's rulings (snapshot `history`, then buzz_ruled / bonus_part_ruled events)
 let protests = []; // {protest_id, team_id, question_id, reason, at, status, resolution}
+let replaced = []; // questions thrown out for spares (snapshot `replaced`)
 let questions = []; // /api/match/<code>/questions: every tossup's words, marks, answer line, outcome
 let seats = []; // /api/match/<code>/players
 let presence = new Map(); // player_id -> {state, connections, last_seen} (the `presence` frame)
@@ -39,6 +41,7 @@ const socket = new MatchSocket({
     m = modelFromSnapshot(state);
     history = state.history || [];
     protests = state.protests || [];
+    replaced = state.replaced || [];
     loadRoster();
     loadQuestions();
     log("snapshot", `snapshot at seq ${seq} (${m.status}, ${m.phase})`);
@@ -69,6 +72,7 @@ const socket = new MatchSocket({
   },
   onPong: (p) => clock.add(p),
   onError: (err) => {
+    scoresheetError(err);
     if (err.code === "stale_view") {
       // Another dashboard (or the reading) changed the match before this command landed: show
       // why nothing happened, and bring the view up to date before the moderator acts again.
@@ -119,6 +123,8 @@ function describe(type, d) {
     case "between_questions": return d.next_tossup_at === null ? "between questions: waiting for Next" : "between questions";
     case "bonus_withdrawn": return `bonus of ${teamName(m, d.team_id)} withdrawn`;
     case "ruling_corrected": return `CORRECTED ${d.bonus_id != null ? `bonus part ${d.part + 1} (${teamName(m, d.team_id)})` : player(d.player_id)}: ${d.ruling_before} ${signed(d.points_before)} → ${d.ruling} ${signed(d.points)} — ${d.reason}`;
+    case "question_replaced": return `THROWN OUT ${d.kind} ${d.kind === "tossup" ? d.tossup_index + 1 : ""}: a spare is read in its place — ${d.reason}`;
+    case "ruling_reviewed": return `REVIEWED by ${d.by} ${d.bonus_id != null ? `tossup ${d.tossup_index + 1} bonus part ${d.part + 1}` : `tossup ${d.tossup_index + 1} ${player(d.player_before)}${d.player_id !== d.player_before ? ` → ${player(d.player_id)}` : ""}`}: ${d.ruling_before} ${signed(d.points_before)} → ${d.ruling} ${signed(d.points)} — ${d.reason}`;
     case "match_started": return "match started";
     case "match_ended": return "match ended";
     case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
@@ -141,7 +147,7 @@ function describe(type, d) {
 const LOG_KINDS = {
   buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz", buzz_proposed: "buzz",
   buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
-  ruling_undone: "correction", ruling_corrected: "correction", tossup_replayed: "correction", points_adjusted: "correction",
+  ruling_undone: "correction", ruling_corrected: "correction", question_replaced: "correction", ruling_reviewed: "correction", tossup_replayed: "correction", points_adjusted: "correction",
   protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
   tossup_started: "start", bonus_started: "start",
 };
@@ -347,6 +353,7 @@ function render() {
   }
   renderProtests();
   renderRoster();
+  renderScoresheet();
 
   // Ruling panel: the pending tossup buzz, or the pending bonus answer; always on screen.
   const buzz = t && t.buzz && ["answering", "ruling"].includes(m.phase) ? t.buzz : null;
@@ -562,6 +569,15 @@ $("flag-form").addEventListener("submit", (ev) => {
   socket.send({ type: "flag", question_id: endedQuestion, problem: $("flag-problem").value, comment: $("flag-comment").value.trim() });
   $("flag-comment").value = "";
   toast("flag sent", "info");
+});
+
+initScoresheet({
+  model: () => m,
+  history: () => history,
+  replaced: () => replaced,
+  seats: () => (m ? m.players : []),
+  playerName: (id) => player(id),
+  command: (name, fields) => command(name, fields),
 });
 
 function command(name, extra = {}) {

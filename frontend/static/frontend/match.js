@@ -522,6 +522,8 @@ export function applyEvent(m, type, d) {
       break;
     case "ruling_undone":
     case "ruling_corrected":
+    case "question_replaced": // a spare read in a thrown-out question's place
+    case "ruling_reviewed": // the scoresheet corrected after the fact
       return "resync";
     default:
       break;
