@@ -33,6 +33,7 @@ from competition.models import (
     Bonus,
     BonusPartResult,
     Buzz,
+    DeskEntry,
     Flag,
     Match,
     MatchEvent,
@@ -41,8 +42,11 @@ from competition.models import (
     Packet,
     Player,
     QuestionSet,
+    Submission,
     Team,
     Tossup,
+    Tournament,
+    TournamentRoom,
 )
 
 #: ``QuestionSet.source`` of a set first named by an admin import.
@@ -413,3 +417,44 @@ class OutboxAdmin(ReadOnlyAdmin):
     list_filter = ("topic", ("done_at", admin.EmptyFieldListFilter))
     search_fields = ("topic", "match__join_code")
     list_select_related = ("match",)
+
+
+@admin.register(Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    """A tournament's name, director and public feed (``competition.spectators``: the three
+    booleans, private unless true) are edited here; its games come from its format, not from
+    the admin."""
+
+    fields = ("name", "director", "public_feed", "preset", "created_at")
+    readonly_fields = ("preset", "created_at")
+    list_display = ("name", "director", "preset", "created_at")
+    search_fields = ("name",)
+
+
+@admin.register(TournamentRoom)
+class TournamentRoomAdmin(admin.ModelAdmin):
+    """A room's name and its help call; the pairing code is the room's (read-only)."""
+
+    fields = ("tournament", "name", "code", "help_at", "help_note")
+    readonly_fields = ("tournament", "code")
+    list_display = ("name", "tournament", "code", "help_at")
+    list_select_related = ("tournament",)
+
+
+@admin.register(DeskEntry)
+class DeskEntryAdmin(ReadOnlyAdmin):
+    """The control desk's history (``competition.review``): written once, never changed."""
+
+    list_display = ("tournament", "action", "game", "room", "actor_label", "at")
+    list_filter = ("action",)
+    list_select_related = ("tournament", "game", "room")
+
+
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    """Writers' submissions (``competition.editorial``): reviewed on the editor's desk (``/editor/``)."""
+
+    list_display = ("draft", "writer", "status", "tossup", "submitted_at")
+    list_filter = ("status",)
+    search_fields = ("writer__username", "draft__title")
+    list_select_related = ("draft", "writer", "tossup")

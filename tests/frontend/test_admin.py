@@ -22,6 +22,8 @@ from competition.models import (
     Bonus,
     BonusPartResult,
     Buzz,
+    DeskEntry,
+    Draft,
     Flag,
     Match,
     MatchEvent,
@@ -29,7 +31,10 @@ from competition.models import (
     Outbox,
     Packet,
     QuestionSet,
+    Submission,
     Tossup,
+    Tournament,
+    TournamentRoom,
     media_path,
 )
 from irt.models import Fit, ItemScore, Response, SubjectSkill
@@ -120,6 +125,14 @@ def every_record(packet: Packet) -> Match:
         position=4,
     )
     Group.objects.create(name="organisers")
+    t = Tournament.objects.create(name="Saturday")
+    room = TournamentRoom.objects.create(tournament=t, name="Room 1")
+    DeskEntry.objects.create(
+        tournament=t, room=room, action=DeskEntry.Action.HELP_RAISED, actor_label="moderator"
+    )
+    writer = get_user_model().objects.create_user("wanda")
+    draft = Draft.objects.create(writer=writer, title="x", answer_line="Seine", text="This river.")
+    Submission.objects.create(draft=draft, writer=writer)
     MediaFile.objects.create(sha256="d" * 64, mime="image/png", size=3, file=media_path("d" * 64))
     return match
 
@@ -140,6 +153,10 @@ def test_every_registered_model_lists_and_shows_one_row(superuser: Client, every
         ItemScore,
         Response,
         MediaFile,
+        Tournament,
+        TournamentRoom,
+        DeskEntry,
+        Submission,
     }
     assert expected <= set(admin.site._registry), "a model the organisers need is not in the admin"
     for model, model_admin in admin.site._registry.items():
