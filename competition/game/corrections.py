@@ -33,7 +33,7 @@ def undo(st: MatchState, now: float, ev: list[Event]) -> None:
     position = next((i for i in range(len(st.history) - 1, -1, -1) if not st.history[i].undone), None)
     if position is None:
         raise RuleViolation("nothing_to_undo")
-    entry = _mark_undone(st, position)
+    entry = mark_undone(st, position)
     t = st.tossup
     if (
         isinstance(entry, TossupRuling)
@@ -65,7 +65,7 @@ def undo(st: MatchState, now: float, ev: list[Event]) -> None:
         go_between(st, now, ev)
 
 
-def _mark_undone(st: MatchState, position: int) -> RulingRecord:
+def mark_undone(st: MatchState, position: int) -> RulingRecord:
     """Mark the ruling at ``position`` in the history undone and take its points back."""
     st.history[position] = entry = replace(st.history[position], undone=True)
     st.scores[str(entry.team_id)] -= entry.points
@@ -153,7 +153,7 @@ def replay_tossup(st: MatchState, now: float, ev: list[Event]) -> None:
         entry = st.history[position]
         if entry.undone or entry.tossup_index != t.index:
             continue
-        entry = _mark_undone(st, position)
+        entry = mark_undone(st, position)
         ev.append(
             Event(EventName.RULING_UNDONE, {**undone_data(st, entry, position), "reason": "tossup_replayed"})
         )
@@ -316,7 +316,7 @@ def _take_bonus_back(
     for i in range(len(st.history) - 1, position, -1):
         part = st.history[i]
         if isinstance(part, BonusRuling) and not part.undone and part.tossup_index == entry.tossup_index:
-            part = _mark_undone(st, i)
+            part = mark_undone(st, i)
             ev.append(
                 Event(EventName.RULING_UNDONE, {**undone_data(st, part, i), "reason": "ruling_corrected"})
             )
@@ -329,24 +329,32 @@ def _take_bonus_back(
         go_between(st, at, ev)
 
 
-def _correct_part(
-    st: MatchState, position: int, entry: BonusRuling, given: str, reason: str, ev: list[Event]
-) -> None:
-    if entry.ruling == Ruling.ABSTAINED:
-        raise RuleViolation("not_correctable", "an abstained part is the captain's choice, not a ruling")
-    ruling = _check_ruling(given, PART_CORRECTIONS, entry.ruling)
+def rescore_part(st: MatchState, position: int, entry: BonusRuling, ruling: str) -> int:
+    """Give bonus part ``entry`` (at ``MatchState.history[position]``) the ruling ``ruling``: its
+    points as the preset scores that ruling (a bot answerer's weight class and the captain's
+    decision counted), the team's score and the bonus still shown follow. Returns the new points."""
     spec = next(b for b in st.bonuses if b.bonus_id == entry.bonus_id).parts[entry.part]
     answerer = st.player(entry.player_id) if entry.player_id is not None else None
     bot_class = answerer.weight_class if answerer is not None and answerer.kind == SeatKind.BOT else None
     points = bonus_points(st.config.preset, ruling == Ruling.CORRECT, spec.value, bot_class, entry.decision)
     st.history[position] = replace(entry, ruling=ruling, points=points)
     st.scores[str(entry.team_id)] += points - entry.points
-    b = st.bonus
+    b = st.bonus  # the last bonus, still shown once the match has ended
     if b is not None and b.bonus_id == entry.bonus_id:
         b.results = [
             replace(r, ruling=ruling, points=points) if r.part == entry.part else r for r in b.results
         ]
         b.points += points - entry.points
+    return points
+
+
+def _correct_part(
+    st: MatchState, position: int, entry: BonusRuling, given: str, reason: str, ev: list[Event]
+) -> None:
+    if entry.ruling == Ruling.ABSTAINED:
+        raise RuleViolation("not_correctable", "an abstained part is the captain's choice, not a ruling")
+    ruling = _check_ruling(given, PART_CORRECTIONS, entry.ruling)
+    points = rescore_part(st, position, entry, ruling)
     ev.append(
         RulingCorrected(
             history_index=position,

@@ -10,16 +10,17 @@ from __future__ import annotations
 from dataclasses import replace
 
 from competition.vocabulary import MatchStatus, Ruling, SeatKind
-from scoring.rules import bonus_points, tossup_points
+from scoring.rules import tossup_points
 
 from .commands import CorrectRuling, Event, ReviewRuling, RuleViolation
 from .corrections import (
     MAX_REASON,
     PART_CORRECTIONS,
     TOSSUP_CORRECTIONS,
-    _mark_undone,
     correct_ruling,
     correctable,
+    mark_undone,
+    rescore_part,
     undone_data,
 )
 from .events import EventName, RulingReviewed
@@ -163,7 +164,7 @@ def _review_tossup(
         for i in range(len(st.history) - 1, position, -1):
             part = st.history[i]
             if isinstance(part, BonusRuling) and not part.undone and part.tossup_index == entry.tossup_index:
-                part = _mark_undone(st, i)
+                part = mark_undone(st, i)
                 ev.append(Event(EventName.RULING_UNDONE, {**undone_data(st, part, i), "reason": REASON}))
 
 
@@ -184,20 +185,7 @@ def _review_part(
         raise RuleViolation("bad_value", f"ruling must be one of {', '.join(PART_CORRECTIONS)}")
     if cmd.ruling == entry.ruling:
         raise RuleViolation("bad_value", f"it is already ruled {entry.ruling}")
-    spec = next(b for b in st.bonuses if b.bonus_id == entry.bonus_id).parts[entry.part]
-    answerer = st.player(entry.player_id) if entry.player_id is not None else None
-    bot_class = answerer.weight_class if answerer is not None and answerer.kind == SeatKind.BOT else None
-    points = bonus_points(
-        st.config.preset, cmd.ruling == Ruling.CORRECT, spec.value, bot_class, entry.decision
-    )
-    st.history[position] = replace(entry, ruling=cmd.ruling, points=points)
-    st.scores[str(entry.team_id)] += points - entry.points
-    b = st.bonus  # the last bonus, still shown once the match has ended
-    if b is not None and b.bonus_id == entry.bonus_id:
-        b.results = [
-            replace(r, ruling=cmd.ruling, points=points) if r.part == entry.part else r for r in b.results
-        ]
-        b.points += points - entry.points
+    points = rescore_part(st, position, entry, cmd.ruling)
     ev.append(
         RulingReviewed(
             history_index=position,

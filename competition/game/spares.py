@@ -14,7 +14,7 @@ from competition.vocabulary import QuestionKind
 
 from .bonus import start_bonus
 from .commands import Event, ReplaceQuestion, RuleViolation
-from .corrections import MAX_REASON, _mark_undone, undone_data
+from .corrections import MAX_REASON, mark_undone, undone_data
 from .events import EventName, QuestionReplaced
 from .flow import start_tossup
 from .guards import require_running, score_table
@@ -106,7 +106,7 @@ def _reverse(st: MatchState, thrown_out: Callable[[RulingRecord], bool], ev: lis
         entry = st.history[position]
         if entry.undone or not thrown_out(entry):
             continue
-        entry = _mark_undone(st, position)
+        entry = mark_undone(st, position)
         ev.append(Event(EventName.RULING_UNDONE, {**undone_data(st, entry, position), "reason": REASON}))
 
 
