@@ -7,10 +7,11 @@ import io
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from competition import tournament_stats, tournaments
+from competition import review, tournament_stats, tournaments
 from formats import sqbs, yft
 from tests.competition.test_tournaments import _play, _tournament
 
@@ -21,6 +22,9 @@ def _played(capture):
     t = _tournament(4)
     first = t.games.select_related("home", "away").first()
     _play(first.match, first.home.name, capture, neg=True)  # the away human negs, the home human powers
+    game_row = t.games.select_related("match").get(pk=first.pk)  # the stats count official results
+    review.submit(game_row, acknowledged=[w.key for w in review.warnings(game_row.match)])
+    review.accept(game_row, user=get_user_model().objects.create_superuser("director", password="x"))
     return t, first
 
 
