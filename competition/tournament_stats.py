@@ -54,10 +54,10 @@ def rules(tournament: Tournament) -> stats.Rules:
 
 
 def tournament_stats(tournament: Tournament, results: Iterable[st.GameResult] | None = None) -> stats.Stats:
-    """The statistics of ``results`` (default: every ended game, ``tournaments.results``), every
-    team of the tournament listed."""
+    """The statistics of ``results`` (default: the official results, as the standings count them,
+    ``tournaments.official_results``), every team of the tournament listed."""
     if results is None:
-        results = [r for _, r in tournaments.results(tournament)]
+        results = [r for _, r in tournaments.official_results(tournament)]
     return stats.compute(games(results), [t.name for t in tournament.teams.all()], rules(tournament))
 
 
