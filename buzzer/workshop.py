@@ -111,7 +111,8 @@ def _load() -> None:
     except Exception as exc:  # a broken model file must not leave the page waiting forever
         bots, problems = [], [f"the bots could not be loaded: {exc}"]
     with _lock:
-        _state["bots"], _state["problems"] = bots, problems
+        if _state["bots"] is None:  # bots set meanwhile (a test's, or a reload's) are kept
+            _state["bots"], _state["problems"] = bots, problems
 
 
 def bots_now(wait: bool = False) -> tuple[list[workshop.WorkshopBot], list[str]] | None:

@@ -18,16 +18,22 @@ SETUP = "from tests.frontend.test_tournament_stats_browser import played; print(
 
 def played() -> int:
     """A 4-team tournament (run in the server's ``manage.py shell``) with round 1's two games
-    played — one with a neg — and its public feed open; returns its id."""
-    from competition import spectators
+    played — one with a neg — and accepted, and its public feed open; returns its id."""
+    from django.contrib.auth import get_user_model
+
+    from competition import review, spectators
     from tests.competition.test_tournaments import _play, _tournament
 
     def capture(execute: bool = True) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()  # outside a test the commit hooks run on their own
 
     t = _tournament(4)
+    director = get_user_model().objects.create_superuser("director", password="x")
     for n, g in enumerate(t.games.select_related("home").filter(round=1)):
         _play(g.match, g.home.name, capture, neg=n == 0)
+        g = t.games.select_related("match").get(pk=g.pk)  # the statistics count official results
+        review.submit(g, acknowledged=[w.key for w in review.warnings(g.match)])
+        review.accept(g, user=director)
     t.public_feed = dict.fromkeys(spectators.FEED_SETTINGS, True)
     t.save(update_fields=["public_feed"])
     return t.id
