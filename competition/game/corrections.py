@@ -222,7 +222,7 @@ def correct_ruling(st: MatchState, cmd: CorrectRuling, now: float, ev: list[Even
         _correct_part(st, position, entry, cmd.ruling, reason, ev)
 
 
-def _check_ruling(ruling: str, allowed: tuple[Ruling, ...], before: str) -> Ruling:
+def check_ruling(ruling: str, allowed: tuple[Ruling, ...], before: str) -> Ruling:
     if ruling not in allowed:
         raise RuleViolation("bad_value", f"ruling must be one of {', '.join(allowed)}")
     if ruling == before:
@@ -233,7 +233,7 @@ def _check_ruling(ruling: str, allowed: tuple[Ruling, ...], before: str) -> Ruli
 def _correct_tossup(
     st: MatchState, position: int, entry: TossupRuling, given: str, reason: str, at: float, ev: list[Event]
 ) -> None:
-    ruling = _check_ruling(given, TOSSUP_CORRECTIONS, entry.ruling)
+    ruling = check_ruling(given, TOSSUP_CORRECTIONS, entry.ruling)
     t = st.tossup
     current = st.status == MatchStatus.RUNNING and t is not None and t.index == entry.tossup_index
     if current and t is not None and t.buzz is not None:
@@ -353,7 +353,7 @@ def _correct_part(
 ) -> None:
     if entry.ruling == Ruling.ABSTAINED:
         raise RuleViolation("not_correctable", "an abstained part is the captain's choice, not a ruling")
-    ruling = _check_ruling(given, PART_CORRECTIONS, entry.ruling)
+    ruling = check_ruling(given, PART_CORRECTIONS, entry.ruling)
     points = rescore_part(st, position, entry, ruling)
     ev.append(
         RulingCorrected(

@@ -17,6 +17,7 @@ from .corrections import (
     MAX_REASON,
     PART_CORRECTIONS,
     TOSSUP_CORRECTIONS,
+    check_ruling,
     correct_ruling,
     correctable,
     mark_undone,
@@ -181,11 +182,8 @@ def _review_part(
         raise RuleViolation("not_correctable", "an abstained part is the captain's choice, not a ruling")
     if cmd.player_id is not None:
         raise RuleViolation("bad_value", "a bonus part is the controlling team's: correct its ruling only")
-    if cmd.ruling not in PART_CORRECTIONS:
-        raise RuleViolation("bad_value", f"ruling must be one of {', '.join(PART_CORRECTIONS)}")
-    if cmd.ruling == entry.ruling:
-        raise RuleViolation("bad_value", f"it is already ruled {entry.ruling}")
-    points = rescore_part(st, position, entry, cmd.ruling)
+    ruling = check_ruling(cmd.ruling, PART_CORRECTIONS, entry.ruling)
+    points = rescore_part(st, position, entry, ruling)
     ev.append(
         RulingReviewed(
             history_index=position,
@@ -198,7 +196,7 @@ def _review_part(
             team_before=entry.team_id,
             team_id=entry.team_id,
             ruling_before=entry.ruling,
-            ruling=cmd.ruling,
+            ruling=ruling,
             points_before=entry.points,
             points=points,
             reason=reason,
