@@ -7,15 +7,22 @@ The bots are the ones the server runs (``competition.botlaunch``), from the file
 - ``ensemble`` and ``neural``: ``manage.py train_guesser``'s neural checkpoint with its fitted ensemble;
 - ``wiki``: the Wikipedia bot (fitted in about 10 s from its installed package when not cached).
 
-A bot whose files are missing is listed with how to get it; nothing is trained in a request. LLM
-endpoints (``TOSSUP_LLM_ENDPOINTS``) are not asked: a request per word prefix per keystroke is what the
-workshop cannot afford from a paid or slow endpoint. ``settings.WORKSHOP_BOTS`` (comma-separated
-``TfidfGuesser`` files, each optionally ``PATH@THRESHOLD``: buzz at that confidence after 3 words)
-replaces them all (tests)."""
+A bot whose files are missing is listed with how to get it; nothing is trained in a request.
+``settings.WORKSHOP_BOTS`` (comma-separated ``TfidfGuesser`` files, each optionally
+``PATH@THRESHOLD``: buzz at that confidence after 3 words) replaces them all (tests).
+
+LLM endpoints (``TOSSUP_LLM_ENDPOINTS``, ``competition.botlaunch.read_endpoints``) are asked only when
+the organiser enabled one for writing (``"workshop": true``), and then on at most its
+``workshop_prefixes`` prefixes per analysis (``buzzer.bots.workshop.LlmBot``), not every word as the
+built-in bots: :func:`llm_bots` builds them from the file on each request (an edit counts at once),
+each with its key from the server's environment. The page asks them in a request of their own, after
+the built-in bots' results (``buzzer.workshop_views``)."""
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -98,9 +105,36 @@ def load_bots() -> tuple[list[workshop.WorkshopBot], list[str]]:
         )
     except ValueError as exc:  # FormatError: the package is not installed
         problems.append(f"Wikipedia bot: {exc}")
-    if settings.BOT_LLM_ENDPOINTS:
+    return bots, problems
+
+
+def llm_bots() -> tuple[list[workshop.LlmBot], list[str]]:
+    """``(bots, problems)``: an :class:`~buzzer.bots.workshop.LlmBot` per LLM endpoint enabled for
+    writing, with its API key from the server environment variable its ``key_env`` names (none when
+    it names none: never the server's ``OPENAI_API_KEY``), and the endpoints file's problems (one line
+    each; a line when it enables none for writing). Cheap: reads the file, asks nothing."""
+    if not settings.BOT_LLM_ENDPOINTS:
+        return [], []
+    from tossup_bot.llm import ChatGuesser
+
+    from competition import botlaunch
+
+    endpoints, problems = botlaunch.read_endpoints(settings.BOT_LLM_ENDPOINTS)
+    bots = []
+    for known in endpoints:
+        if not known.workshop_prefixes:
+            continue
+        try:
+            guesser = ChatGuesser(**dict(known.chat_options))
+        except ValueError as exc:  # e.g. an option ChatGuesser refuses
+            problems.append(f"LLM endpoint {known.label}: {exc}")
+            continue
+        guesser.api_key = os.environ.get(known.key_env, "") if known.key_env else ""
+        bots.append(workshop.LlmBot(guesser, known.key, known.label, known.workshop_prefixes, known.cost))
+    if endpoints and not bots:
         problems.append(
-            "LLM endpoints: not asked in the workshop (a request per prefix per pause costs too much)"
+            'LLM endpoints: none is enabled for writing (the organiser adds "workshop": true to an endpoint '
+            "in the TOSSUP_LLM_ENDPOINTS file)"
         )
     return bots, problems
 
@@ -131,13 +165,24 @@ def bots_now(wait: bool = False) -> tuple[list[workshop.WorkshopBot], list[str]]
     return _state["bots"], _state["problems"]
 
 
-def predict(text: str, answer_line: str, category: str = "") -> dict[str, dict[str, Any]]:
-    """Each of this server's bots' predicted buzz on a tossup, for the editor side at submission:
-    ``{bot name: {"buzz_index": int | None, "answer": str, "correct": bool}}`` (``buzz_index``: the
-    0-based word at which it buzzes, None when it never does; ``answer``: its buzz answer, else its
-    final top guess; ``correct``: the judge accepts it). Loads the bots when needed (slow the first
-    time). Raises ``buzzer.bots.workshop.WorkshopError`` for an unusable answer line or an overlong
-    text."""
-    loaded = bots_now(wait=True)
-    assert loaded is not None
-    return workshop.predict(loaded[0], text, answer_line, category)
+def predict(
+    text: str, answer_line: str, category: str = "", built_in: Sequence[workshop.WorkshopBot] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Each of this server's bots' predicted buzz on a tossup, for a saved version and the editor side
+    at submission: ``{bot name: {"buzz_index": int | None, "answer": str, "correct": bool}}``
+    (``buzz_index``: the 0-based word at which it buzzes, None when it never does; ``answer``: its
+    buzz answer, else its final top guess; ``correct``: the judge accepts it). The built-in bots and
+    the LLM endpoints enabled for writing (:func:`llm_bots`, asked as in an analysis: a few prefixes,
+    at their cost); an endpoint with a failed request is left out rather than recorded as not
+    buzzing. ``built_in``: the loaded built-in bots (None: load them, slow the first time). Raises
+    ``buzzer.bots.workshop.WorkshopError`` for an unusable answer line or an overlong text."""
+    if built_in is None:
+        loaded = bots_now(wait=True)
+        assert loaded is not None
+        built_in = loaded[0]
+    out = workshop.predict(built_in, text, answer_line, category)
+    llms = llm_bots()[0]
+    if llms:
+        asked = workshop.predict(llms, text, answer_line, category)
+        out.update((bot.name, asked[bot.name]) for bot in llms if not bot.report()["failures"])
+    return out

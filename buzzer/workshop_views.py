@@ -9,9 +9,15 @@ opens only their own drafts: another's is 404 (its existence is not told). Pages
 - ``POST /workshop/api/answer-line`` ``{"answer_line"}`` → ``{"errors": [str], "main": str}``;
 - ``POST /workshop/api/drafts/<id>`` ``{"title"?, "answer_line"?, "category"?, "text"?}`` → the draft
   (autosave; 413 ``text_too_long`` over :data:`MAX_SAVED_CHARS` characters, nothing saved);
-- ``POST /workshop/api/drafts/<id>/analyse`` ``{"text", "answer_line", "category"}`` → the analysis
-  (``buzzer.bots.workshop.analyse``) with ``problems`` (bots missing and why); 202 ``{"loading": true}``
-  while the bots load; 400 ``bad_answer_line``, 413 ``text_too_long``;
+- ``POST /workshop/api/drafts/<id>/analyse`` ``{"text", "answer_line", "category", "llm"?}`` → the
+  analysis (``buzzer.bots.workshop.analyse``) with ``problems`` (bots missing and why); 400
+  ``bad_answer_line``, 413 ``text_too_long``. Without ``llm`` (or false): the built-in bots, which
+  answer within 2 s, and ``llm``, the LLM endpoints enabled for writing (``[{"name", "label",
+  "max_prefixes", "cost_per_prefix"}]``, nothing asked yet); 202 ``{"loading": true}`` while the bots
+  load. With ``"llm": true``: only those endpoints, all at once (a few seconds: each request may take
+  its endpoint's budget), each result with what that analysis cost (``llm``:
+  ``buzzer.bots.workshop.LlmBot.report``); its ``target`` is theirs alone. The page asks the second
+  after showing the first, so a slow or failing endpoint never holds up the built-in bots;
 - ``GET|POST /workshop/api/drafts/<id>/versions``: the saved versions with each bot's buzz and its
   shift from the version before; POST saves the draft's current fields as a new version.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Sequence
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -205,27 +212,56 @@ def api_draft_save(request: HttpRequest, pk: int) -> JsonResponse:
 
 @require_POST
 def api_draft_analyse(request: HttpRequest, pk: int) -> JsonResponse:
-    """Every bot's analysis of the posted text (``buzzer.bots.workshop.analyse``); 202 while loading."""
+    """The built-in bots' analysis of the posted text (``buzzer.bots.workshop.analyse``; 202 while they
+    load), or with ``"llm": true`` the enabled LLM endpoints' (see the module docstring)."""
     if (denied := _api_writer(request)) is not None:
         return denied
     _draft(request, pk)
     body = _body(request)
     if isinstance(body, JsonResponse):
         return body
+    if not isinstance(body.get("llm", False), bool):
+        return api_error(TossupError("bad_request", "llm must be true or false"))
+    llms, llm_problems = bots.llm_bots()
+    if body.get("llm"):
+        return _analysis(llms, body, llm_problems, at_once=True)
     loaded = bots.bots_now()
     if loaded is None:
         return JsonResponse(
             {"loading": True, "message": "the bots are loading (the first time takes a minute)"}, status=202
         )
+    enabled = [
+        {
+            "name": b.name,
+            "label": b.label,
+            "max_prefixes": b.max_prefixes,
+            "cost_per_prefix": b.cost_per_prefix,
+        }
+        for b in llms
+    ]
+    return _analysis(loaded[0], body, loaded[1] + llm_problems, llm=enabled)
+
+
+def _analysis(
+    found: Sequence[workshop.WorkshopBot],
+    body: dict[str, Any],
+    problems: list[str],
+    at_once: bool = False,
+    **extra: Any,
+) -> JsonResponse:
     try:
         analysis = workshop.analyse(
-            loaded[0], body.get("text", ""), body.get("answer_line", ""), body.get("category", "")
+            found,
+            body.get("text", ""),
+            body.get("answer_line", ""),
+            body.get("category", ""),
+            at_once=at_once,
         )
     except workshop.WorkshopError as exc:
         return api_error(
             TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400
         )
-    return JsonResponse({**analysis, "problems": loaded[1]})
+    return JsonResponse({**analysis, "problems": problems, **extra})
 
 
 def _versions_json(draft: Draft) -> list[dict[str, Any]]:
@@ -247,7 +283,8 @@ def _versions_json(draft: Draft) -> list[dict[str, Any]]:
 @require_http_methods(["GET", "POST"])
 def api_draft_versions(request: HttpRequest, pk: int) -> JsonResponse:
     """The saved versions (GET); POST saves the draft's current fields as the next version, with each
-    bot's predicted buzz (400 ``bad_answer_line``, 413 ``text_too_long``, 503 while the bots load)."""
+    bot's predicted buzz (``buzzer.workshop.predict``: the LLM endpoints enabled for writing too) (400
+    ``bad_answer_line``, 413 ``text_too_long``, 503 while the bots load)."""
     if (denied := _api_writer(request)) is not None:
         return denied
     draft = _draft(request, pk)
@@ -258,7 +295,7 @@ def api_draft_versions(request: HttpRequest, pk: int) -> JsonResponse:
                 TossupError("loading", "the bots are still loading: try again in a moment"), status=503
             )
         try:
-            predictions = workshop.predict(loaded[0], draft.text, draft.answer_line, draft.category)
+            predictions = bots.predict(draft.text, draft.answer_line, draft.category, loaded[0])
         except workshop.WorkshopError as exc:
             return api_error(
                 TossupError(exc.code, exc.message), status=413 if exc.code == "text_too_long" else 400

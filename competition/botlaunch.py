@@ -48,6 +48,10 @@ LLM_OPTIONS = (
     "price_out",
 )
 API_KEY_ENV = "TOSSUP_LLM_API_KEY"  # what ChatGuesser reads its key from (tossup_bot.llm)
+#: An endpoint enabled for writing (``"workshop": true``) is asked on this many prefixes per analysis
+#: unless its ``workshop_prefixes`` says otherwise (1 to :data:`MAX_WORKSHOP_PREFIXES`).
+WORKSHOP_PREFIXES = 6
+MAX_WORKSHOP_PREFIXES = 50
 
 
 @dataclass(frozen=True)
@@ -57,7 +61,10 @@ class KnownGuesser:
     ``key``: its id in forms and launches (``tfidf``, ``wiki``, ``llm:<name>``);
     ``label``, ``note``: for the dashboard; ``weight_class``: light | mid | heavy; ``cost``: declared
     USD per prefix; ``runbot_args``: the ``manage.py runbot`` flags that build it; ``key_env``: the
-    server environment variable holding its API key ("" for none)."""
+    server environment variable holding its API key ("" for none). An LLM endpoint also has
+    ``chat_options``, the ``tossup_bot.llm.ChatGuesser`` options (name, value as a string) that build
+    it, and ``workshop_prefixes``, how many prefixes the writing workshop asks it per analysis (0: not
+    enabled for writing)."""
 
     key: str
     label: str
@@ -66,6 +73,8 @@ class KnownGuesser:
     note: str
     runbot_args: tuple[str, ...]
     key_env: str = ""
+    chat_options: tuple[tuple[str, str], ...] = ()
+    workshop_prefixes: int = 0
 
     def command(self, python: str, ws_url: str, code: str, token: str) -> list[str]:
         """``python manage.py runbot …`` for the seat ``token`` of match ``code`` at ``ws_url``
@@ -116,13 +125,29 @@ def _endpoint(entry: Any) -> KnownGuesser:
     weight = entry.get("weight_class", "heavy")
     if weight not in WEIGHT_CLASSES:
         raise ValueError(f"{name}: weight_class must be light, mid or heavy")
-    unknown = set(entry) - {"name", "url", "model", "key_env", "weight_class", "cost", "note", *LLM_OPTIONS}
+    unknown = set(entry) - {
+        "name", "url", "model", "key_env", "weight_class", "cost", "note", "workshop", "workshop_prefixes",
+        *LLM_OPTIONS,
+    }  # fmt: skip
     if unknown:
         raise ValueError(f"{name}: unknown field(s) {sorted(unknown)}")
-    args = ["--guesser", "tossup_bot.llm:ChatGuesser", "-o", f"url={url}", "-o", f"model={model}"]
-    for option in LLM_OPTIONS:
-        if option in entry:
-            args += ["-o", f"{option}={_number(entry, option, 0.0)}"]
+    writing = entry.get("workshop", False)
+    if not isinstance(writing, bool):
+        raise ValueError(f"{name}: workshop must be true or false, got {writing!r}")
+    prefixes = entry.get("workshop_prefixes", WORKSHOP_PREFIXES)
+    if (
+        isinstance(prefixes, bool)
+        or not isinstance(prefixes, int)
+        or not 1 <= prefixes <= MAX_WORKSHOP_PREFIXES
+    ):
+        raise ValueError(
+            f"{name}: workshop_prefixes must be a whole number from 1 to {MAX_WORKSHOP_PREFIXES}, got {prefixes!r}"
+        )
+    options = [("url", url), ("model", model)]
+    options += [(option, str(_number(entry, option, 0.0))) for option in LLM_OPTIONS if option in entry]
+    args = ["--guesser", "tossup_bot.llm:ChatGuesser"]
+    for option, value in options:
+        args += ["-o", f"{option}={value}"]
     note = entry.get("note") or f"{model} at {url}"
     return KnownGuesser(
         key=f"llm:{name.strip()}",
@@ -132,13 +157,17 @@ def _endpoint(entry: Any) -> KnownGuesser:
         note=str(note),
         runbot_args=tuple(args),
         key_env=key_env,
+        chat_options=tuple(options),
+        workshop_prefixes=prefixes if writing else 0,
     )
 
 
 def read_endpoints(path: str | Path) -> tuple[list[KnownGuesser], list[str]]:
     """The LLM endpoints of the organiser's JSON file: a list of objects ``{"name", "url", "model",
-    "key_env"?, "weight_class"? (default heavy), "cost"? (USD per prefix, default 0), "note"?, and
-    ChatGuesser's "threshold", "min_tokens", "budget", "every", "max_tokens", "temperature",
+    "key_env"?, "weight_class"? (default heavy), "cost"? (USD per prefix, default 0), "note"?,
+    "workshop"? (true: the writing workshop asks it too; default false), "workshop_prefixes"? (how
+    many prefixes per analysis, 1 to :data:`MAX_WORKSHOP_PREFIXES`, default :data:`WORKSHOP_PREFIXES`),
+    and ChatGuesser's "threshold", "min_tokens", "budget", "every", "max_tokens", "temperature",
     "price_in", "price_out"?}``. Returns ``(guessers, problems)``: an unreadable file or a bad entry
     is a problem (one line each), never an exception; the good entries still count."""
     try:

@@ -17,6 +17,11 @@ its answer line and category, and returns, per bot, JSON-ready:
   cosine; occlusion for the neural and ensemble guessers: the drop in the top guess's score without
   the word).
 
+An LLM endpoint enabled for writing (:class:`LlmBot`) is asked on a few prefixes only (the sentence
+ends, capped), so its ``buzz`` and ``earliest_right`` are at one of those; it gives no score per answer
+or word, so its ``sentences`` and ``drivers`` are empty, and its result carries ``llm``, what that
+analysis asked and cost (:meth:`LlmBot.report`).
+
 and the field's target as a state of the text (:func:`target_state`): the first lines
 (:func:`first_lines_end`) should stump every bot while the whole question still gives the answer.
 Word positions are 0-based indexes of the display words (power marks ``(*)`` removed), as the live
@@ -29,11 +34,14 @@ import math
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
 from scipy import sparse
+from tossup_bot import TossupPrefix
+from tossup_bot.llm import ChatGuesser, Usage
 
 from buzzer.bots.answers import judge_key, main_answer
 from competition.game.specs import strip_marks
@@ -49,6 +57,9 @@ TOP_DRIVERS = 5
 #: The first lines end at this share of the words (at least the first sentence): the part a good
 #: player may still answer from but no bot should.
 FIRST_LINES_SHARE = 1 / 3
+#: At most this many requests of one LLM bot are in flight at once (its prefixes are asked together,
+#: so an analysis takes about one request's time).
+LLM_THREADS = 8
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token pattern
 _BRACKETS = {"[": "]", "(": ")", "{": "}", "<": ">"}
@@ -240,6 +251,8 @@ def analyse_bot(bot: WorkshopBot, words: Sequence[str], answer_line: str, catego
     weights = bot.drivers(words)
     order = [int(i) for i in np.argsort(-weights, kind="stable")[:TOP_DRIVERS] if weights[i] > 0]
     out["drivers"] = [{"index": i, "word": words[i], "weight": round(float(weights[i]), 4)} for i in order]
+    if isinstance(bot, LlmBot):
+        out["llm"] = bot.report()
     out["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return out
 
@@ -276,9 +289,12 @@ def check_length(words: Sequence[str]) -> None:
         )
 
 
-def analyse(bots: Sequence[WorkshopBot], text: str, answer_line: str, category: str = "") -> dict[str, Any]:
+def analyse(
+    bots: Sequence[WorkshopBot], text: str, answer_line: str, category: str = "", *, at_once: bool = False
+) -> dict[str, Any]:
     """Every bot's analysis (:func:`analyse_bot`) of the tossup ``text`` against ``answer_line``, with
     the text's ``words``, ``sentences`` (word spans), ``first_lines_end`` and the ``target`` state.
+    ``at_once``: each bot in a thread of its own (bots that wait on the network: LLM endpoints).
     Raises WorkshopError for a text over :data:`MAX_WORDS` words or an unusable answer line
     (``bad_answer_line``, the message lists :func:`answer_line_errors`)."""
     errors = answer_line_errors(answer_line)
@@ -286,7 +302,11 @@ def analyse(bots: Sequence[WorkshopBot], text: str, answer_line: str, category: 
         raise WorkshopError("bad_answer_line", "; ".join(errors))
     words = display_words(text)
     check_length(words)
-    results = [analyse_bot(bot, words, answer_line, category) for bot in bots]
+    if at_once and len(bots) > 1:
+        with ThreadPoolExecutor(len(bots)) as pool:
+            results = list(pool.map(lambda bot: analyse_bot(bot, words, answer_line, category), bots))
+    else:
+        results = [analyse_bot(bot, words, answer_line, category) for bot in bots]
     first = first_lines_end(words)
     return {
         "words": list(words),
@@ -641,3 +661,99 @@ class EnsembleBot:
     def drivers(self, words: Sequence[str]) -> np.ndarray:
         best = self.model.answers.index(self.top(" ".join(words), 1)[0][0])
         return occlusion(lambda texts: self._combined(texts, [best])[:, 0], words)
+
+
+@dataclass
+class LlmBot:
+    """An LLM endpoint the organiser enabled for writing (``tossup_bot.llm.ChatGuesser``), built for
+    one analysis. Each :meth:`scan` asks at most ``max_prefixes`` prefixes, all at once (up to
+    :data:`LLM_THREADS` in flight): the sentence ends from its ``min_tokens`` on (evenly spaced among
+    them when there are more) and always the whole text; the other prefixes get no guess, so its buzz
+    is the first asked prefix whose confidence reaches its threshold. Its one guess at the whole text
+    has its confidence as the score. It gives no score per answer or per word: :meth:`answer_scores`
+    is None and :meth:`drivers` zero (the page says "not available"). ``cost_per_prefix``: the
+    organiser's declared USD per prefix; :meth:`report`: what the last scan asked and spent."""
+
+    guesser: ChatGuesser
+    name: str
+    label: str
+    max_prefixes: int
+    cost_per_prefix: float = 0.0
+    method: str = "not available"
+
+    def __post_init__(self) -> None:
+        self.threshold, self.min_tokens = float(self.guesser.threshold), int(self.guesser.min_tokens)
+        self._replies: dict[str, tuple[str, float]] = {}
+        self._asked: list[int] = []
+        self._spent = Usage()
+
+    def _chosen(self, seen: Sequence[int], whole: Sequence[str]) -> list[int]:
+        """Indexes into ``seen`` of the prefixes to ask (ascending, the last one always)."""
+        ends = {end for _, end in sentence_spans(whole)}
+        candidates = [i for i, k in enumerate(seen[:-1]) if k in ends and k >= self.min_tokens]
+        room = self.max_prefixes - 1
+        if len(candidates) > room:
+            candidates = [candidates[int(j)] for j in np.linspace(0, len(candidates) - 1, room).round()]
+        return [*candidates, len(seen) - 1]
+
+    def scan(
+        self, texts: Sequence[str], seen: Sequence[int], token_count: int, category: str
+    ) -> list[tuple[str, float]]:
+        self._replies, self._asked, self._spent = {}, [], Usage()
+        if not texts:
+            return []
+        chosen = self._chosen(seen, texts[-1].split())
+        prefixes = [TossupPrefix(None, None, tuple(texts[i].split()), token_count, category) for i in chosen]
+        before = replace(self.guesser.usage)
+        with ThreadPoolExecutor(min(len(prefixes), LLM_THREADS)) as pool:
+            replies = list(pool.map(lambda p: self.guesser.ask(self.guesser.tossup_message(p))[:2], prefixes))
+        after = self.guesser.usage  # this scan's spending is the difference (a guesser may be reused)
+        self._spent = Usage(
+            requests=after.requests - before.requests,
+            failures=after.failures - before.failures,
+            prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+            completion_tokens=after.completion_tokens - before.completion_tokens,
+            cost=after.cost - before.cost,
+            last_failure=after.last_failure if after.failures > before.failures else "",
+        )
+        out = [("", 0.0)] * len(texts)
+        for i, reply in zip(chosen, replies, strict=True):
+            out[i] = self._replies[texts[i]] = reply
+        self._asked = [seen[i] for i in chosen]
+        return out
+
+    def top(self, text: str, k: int) -> list[tuple[str, float]]:
+        """Its one guess at ``text`` as the last :meth:`scan` asked it (never a request of its own: the
+        scan's cap bounds the cost); empty when that scan did not ask ``text`` or got no guess."""
+        guess, confidence = self._replies.get(text, ("", 0.0))
+        return [(guess, confidence)] if guess else []
+
+    def answer_scores(self, texts: Sequence[str], answer: str) -> np.ndarray | None:
+        return None  # an LLM gives no score to an answer it did not choose
+
+    def drivers(self, words: Sequence[str]) -> np.ndarray:
+        return np.zeros(len(words))  # nor to a word
+
+    def report(self) -> dict[str, Any]:
+        """What the last scan asked and spent: ``prefixes`` (0-based index of each asked prefix's last
+        word), ``max_prefixes``, ``requests``, ``failures``, ``prompt_tokens``, ``completion_tokens``,
+        ``cost`` (USD, by the endpoint's token prices), ``cost_per_prefix`` (USD, declared) and
+        ``error`` (why the latest failed request failed, without the endpoint's URL or key; None when
+        none failed)."""
+        spent = self._spent
+        error = None
+        if spent.failures:
+            error = spent.last_failure.replace(self.guesser.endpoint, "the endpoint")
+            if self.guesser.api_key:
+                error = error.replace(self.guesser.api_key, "[key]")
+        return {
+            "prefixes": [k - 1 for k in self._asked],
+            "max_prefixes": self.max_prefixes,
+            "requests": spent.requests,
+            "failures": spent.failures,
+            "prompt_tokens": spent.prompt_tokens,
+            "completion_tokens": spent.completion_tokens,
+            "cost": spent.cost,
+            "cost_per_prefix": self.cost_per_prefix,
+            "error": error,
+        }

@@ -57,6 +57,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0  # USD
+    last_failure: str = ""  # why the latest failed call failed ("" when none has)
 
 
 def _number(value: Any) -> float | None:
@@ -217,15 +218,18 @@ class ChatGuesser(Guesser):
             ):
                 return Guess("", 0.0)
             self._asked[prefix.question_id] = prefix.seen
-        prompt = self.tossup_prompt.format(
+        guess, confidence, explanation, cost = self.ask(self.tossup_message(prefix))
+        buzz = bool(guess) and confidence >= self.threshold
+        return Guess(guess, confidence, buzz=buzz, explanation=explanation, cost=cost)
+
+    def tossup_message(self, prefix: TossupPrefix) -> str:
+        """The user message asked on ``prefix`` (the ``tossup_prompt`` template filled in)."""
+        return self.tossup_prompt.format(
             text=prefix.text,
             seen=prefix.seen,
             token_count=prefix.token_count or "?",
             category=prefix.category or self._category or "any category",
         )
-        guess, confidence, explanation, cost = self.ask(prompt)
-        buzz = bool(guess) and confidence >= self.threshold
-        return Guess(guess, confidence, buzz=buzz, explanation=explanation, cost=cost)
 
     def guess_bonus(self, part: BonusPart) -> Guess:
         prompt = self.bonus_prompt.format(
@@ -246,6 +250,7 @@ class ChatGuesser(Guesser):
         except ChatError as exc:
             with self._lock:
                 self.usage.failures += 1
+                self.usage.last_failure = str(exc)
             logger.warning("chat completion failed: %s", exc)
             return "", 0.0, "", 0.0
         usage = reply.get("usage")
@@ -265,6 +270,7 @@ class ChatGuesser(Guesser):
         if not isinstance(content, str):
             with self._lock:
                 self.usage.failures += 1
+                self.usage.last_failure = f"no choices[0].message.content from {self.endpoint}"
             logger.warning("chat completion without choices[0].message.content: %.200s", json.dumps(reply))
             return "", 0.0, "", cost
         guess, confidence, explanation = parse_reply(content)

@@ -1,14 +1,29 @@
 """The workshop's analysis (``buzzer.bots.workshop``) with a bot trained in the test: buzz points and
 where the top guess is first right, leave-one-sentence-out, term weights, occlusion, the target state,
-the predictions a version keeps and how a buzz moves between versions, and the bad input."""
+the predictions a version keeps and how a buzz moves between versions, and the bad input. The LLM
+bot against a scripted stand-in endpoint (``tests.support.fake_llm``): its buzz from a few prefixes
+asked at once, its cost, and an endpoint that fails."""
 
 from __future__ import annotations
 
+import json
+import threading
+from typing import Any
+
 import numpy as np
 import pytest
+from tossup_bot.llm import ChatGuesser
 
 from buzzer.bots import workshop
-from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, VAGUE, fixture_bot
+from tests.bots.workshop_fixture import (
+    ANSWER_LINE,
+    GIVEAWAY,
+    LLM_COMPLETION_TOKENS,
+    VAGUE,
+    curie_llm,
+    fixture_bot,
+)
+from tests.support.fake_llm import completion, fake_llm, prompt_of
 
 
 @pytest.fixture(scope="module")
@@ -161,3 +176,98 @@ def test_the_neural_guesser_buzzes_on_its_softmax_and_explains_by_occlusion() ->
     # without the giveaway sentence: no keyword left, P(Curie) from 1 / (1 + e^-4) to 1/2
     assert result["sentences"][-1]["drop"] == pytest.approx(1 / (1 + np.exp(-4)) - 0.5, abs=1e-3)
     assert [s["drop"] for s in result["sentences"][:-1]] == [0.0, 0.0]
+
+
+def llm_bot(url: str, model: str = "curie", max_prefixes: int = 6, **options: Any) -> workshop.LlmBot:
+    guesser = ChatGuesser(
+        url=url, model=model, api_key="sk-workshop-test", threshold=0.8, min_tokens=1, **options
+    )
+    return workshop.LlmBot(guesser, "llm:Fake", "Fake LLM", max_prefixes, cost_per_prefix=0.001)
+
+
+def test_the_llm_buzzes_at_the_first_asked_prefix_it_is_sure_of() -> None:
+    with fake_llm(curie_llm) as llm:
+        bot = llm_bot(llm.url)
+        early = workshop.analyse([bot], GIVEAWAY + VAGUE, ANSWER_LINE, "Science")
+        assert len(llm.requests) == 3  # the three sentence ends, the last the whole text
+        late = workshop.analyse([bot], VAGUE + GIVEAWAY, ANSWER_LINE, "Science")
+        predicted = workshop.predict([llm_bot(llm.url)], VAGUE + GIVEAWAY, ANSWER_LINE)
+    e, la = early["bots"][0], late["bots"][0]
+    n, end_of_giveaway = len(early["words"]), len(GIVEAWAY.split()) - 1
+    assert e["buzz"] == {
+        "index": end_of_giveaway,
+        "answer": "Marie Curie",
+        "confidence": 0.9,
+        "verdict": "correct",
+        "correct": True,
+    }
+    assert e["earliest_right"] == end_of_giveaway and early["target"]["state"] == "giveaway_early"
+    assert e["llm"]["prefixes"] == [end_of_giveaway, end_of_giveaway + 14, n - 1]  # VAGUE: 14 + 20 words
+    assert la["buzz"]["index"] == la["earliest_right"] == n - 1 and late["target"]["state"] == "stumps_bots"
+    assert la["llm"]["requests"] == 3 and len(llm.requests) == 6 + 3  # each analysis reports its own
+    assert e["guesses"] == [{"answer": "Marie Curie", "score": 0.9, "verdict": "correct", "confidence": 0.9}]
+    # Nothing it cannot score honestly: no sentence drops, no driver words.
+    assert (e["sentences"], e["drivers"], e["method"]) == ([], [], "not available")
+    assert predicted == {"llm:Fake": {"buzz_index": n - 1, "answer": "Marie Curie", "correct": True}}
+
+
+def test_the_llm_is_asked_on_at_most_its_prefixes_and_its_cost_is_tokens_times_prices() -> None:
+    text = " ".join(f"Clue number {k} here." for k in range(1, 11))  # 10 sentences of 4 words
+    with fake_llm(curie_llm) as llm:
+        bot = llm_bot(llm.url, max_prefixes=4, price_in=2, price_out=10)
+        result = workshop.analyse([bot], text, ANSWER_LINE)["bots"][0]
+        asked = [prompt_of(r["body"]) for r in llm.requests]
+    assert len(asked) == 4 and sum(text in prompt for prompt in asked) == 1  # the whole text once
+    assert result["llm"]["prefixes"] == [3, 19, 35, 39]  # sentences 1, 5, 9 (evenly spaced) and the end
+    prompt_tokens = sum(len(prompt.split()) for prompt in asked)
+    assert result["llm"] == {
+        **result["llm"],
+        "requests": 4,
+        "failures": 0,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": 4 * LLM_COMPLETION_TOKENS,
+        "cost_per_prefix": 0.001,
+        "error": None,
+    }
+    assert result["llm"]["cost"] == pytest.approx((prompt_tokens * 2 + 4 * LLM_COMPLETION_TOKENS * 10) / 1e6)
+
+
+def test_the_llms_prefixes_are_asked_at_once() -> None:
+    """Each reply waits until all three prefixes were asked: asked one after another, the first would
+    time out."""
+    together = threading.Barrier(3, timeout=20)
+
+    def reply(body: dict[str, Any]) -> tuple[int, bytes]:
+        together.wait()
+        return 200, completion(json.dumps({"guess": "Marie Curie", "confidence": 0.9}), 10, 1)
+
+    with fake_llm(reply) as llm:
+        result = workshop.analyse([llm_bot(llm.url, budget=30)], VAGUE + GIVEAWAY, ANSWER_LINE)["bots"][0]
+    assert result["llm"]["requests"] == 3 and result["llm"]["failures"] == 0
+    assert result["buzz"]["correct"]
+
+
+def test_a_failing_endpoint_gives_its_card_the_failure_and_the_other_bots_their_results(bot) -> None:
+    with fake_llm(curie_llm) as llm:
+        broken = llm_bot(llm.url, model="error")
+        analysis = workshop.analyse([bot, broken], GIVEAWAY + VAGUE, ANSWER_LINE, at_once=True)
+    tfidf, failed = analysis["bots"]
+    assert tfidf["buzz"]["correct"] and tfidf["guesses"][0]["answer"] == "Marie Curie"
+    assert failed["buzz"] is None and failed["guesses"] == [] and failed["earliest_right"] is None
+    assert failed["llm"]["failures"] == failed["llm"]["requests"] == 3
+    assert (
+        failed["llm"]["error"].startswith("HTTP 500 from the endpoint")
+        and "overloaded" in failed["llm"]["error"]
+    )
+    assert llm.url not in json.dumps(analysis)
+
+
+def test_the_api_key_is_never_in_the_llms_report() -> None:
+    def refuse(body: dict[str, Any]) -> tuple[int, bytes]:  # some APIs echo the key they refuse
+        return 401, b'{"error": "invalid key sk-workshop-test"}'
+
+    with fake_llm(refuse) as llm:
+        result = workshop.analyse([llm_bot(llm.url)], VAGUE, ANSWER_LINE)["bots"][0]
+        assert {r["auth"] for r in llm.requests} == {"Bearer sk-workshop-test"}
+    assert "HTTP 401" in result["llm"]["error"] and "[key]" in result["llm"]["error"]
+    assert "sk-workshop-test" not in json.dumps(result)

@@ -1,10 +1,14 @@
 """A small TF-IDF bot trained in milliseconds for the workshop's tests (no calibration: its confidence
-is the top cosine; it buzzes at ≥ 0.35 after 3 words)."""
+is the top cosine; it buzzes at ≥ 0.35 after 3 words), and a scripted LLM endpoint's replies."""
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from buzzer.bots.tfidf import TfidfGuesser
 from buzzer.bots.workshop import TfidfBot
+from tests.support.fake_llm import completion, prompt_of
 
 RECORDS = [
     ("This scientist discovered polonium and radium with her husband Pierre.", "Marie Curie"),
@@ -31,9 +35,22 @@ def fixture_model() -> TfidfGuesser:
 
 
 THRESHOLD = 0.35  # buzz at this cosine, after 3 words
+LLM_COMPLETION_TOKENS = 7
 
 
 def fixture_bot() -> TfidfBot:
     bot = TfidfBot(fixture_model())
     bot.threshold, bot.min_tokens = THRESHOLD, 3
     return bot
+
+
+def curie_llm(body: dict[str, Any]) -> tuple[int, bytes]:
+    """A fake LLM endpoint (``tests.support.fake_llm``) that answers "Paris" (confidence 0.2) until its
+    prompt holds "polonium", then "Marie Curie" (0.9); the prompt's words are its prompt tokens and
+    it counts :data:`LLM_COMPLETION_TOKENS` completion tokens. Model ``error``: HTTP 500 every time."""
+    if body["model"] == "error":
+        return 500, b'{"error": {"message": "overloaded"}}'
+    prompt = prompt_of(body)
+    sure = "polonium" in prompt
+    reply = {"guess": "Marie Curie" if sure else "Paris", "confidence": 0.9 if sure else 0.2}
+    return 200, completion(json.dumps(reply), len(prompt.split()), LLM_COMPLETION_TOKENS)

@@ -118,6 +118,32 @@ def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(
     assert botlaunch.API_KEY_ENV not in local.environment({"A": "1", botlaunch.API_KEY_ENV: "x"})
 
 
+def test_an_endpoint_is_enabled_for_writing_only_when_it_says_so(no_data: Path, settings) -> None:
+    write_endpoints(
+        settings,
+        no_data,
+        [
+            {"name": "Few", "url": "http://llm/v1", "model": "m", "workshop": True, "workshop_prefixes": 3,
+             "threshold": 0.7},
+            {"name": "Default", "url": "http://llm/v1", "model": "m", "workshop": True},
+            {"name": "Matches", "url": "http://llm/v1", "model": "m", "workshop_prefixes": 9},
+        ],
+    )  # fmt: skip
+    registry = botlaunch.known_guessers()
+    assert not [p for p in registry.problems if "LLM" in p]
+    few, default, matches = (registry.get(f"llm:{n}") for n in ("Few", "Default", "Matches"))
+    assert few is not None and default is not None and matches is not None
+    assert (few.workshop_prefixes, default.workshop_prefixes, matches.workshop_prefixes) == (
+        3,
+        botlaunch.WORKSHOP_PREFIXES,
+        0,  # a cap without "workshop": true enables nothing
+    )
+    assert dict(few.chat_options) == {"url": "http://llm/v1", "model": "m", "threshold": "0.7"}
+    assert few.runbot_args == (
+        "--guesser", "tossup_bot.llm:ChatGuesser", "-o", "url=http://llm/v1", "-o", "model=m", "-o", "threshold=0.7",
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("entries", "problem"),
     [
@@ -128,6 +154,16 @@ def test_llm_endpoints_declare_class_and_cost_and_keep_keys_in_the_environment(
         ([{"name": "x", "url": "u", "model": "m", "weight_class": "super"}], "weight_class"),
         ([{"name": "x", "url": "u", "model": "m", "cost": -1}], "cost must be a number"),
         ([{"name": "x", "url": "u", "model": "m", "colour": 1}], "unknown field"),
+        ([{"name": "x", "url": "u", "model": "m", "workshop": "yes"}], "workshop must be true or false"),
+        (
+            [{"name": "x", "url": "u", "model": "m", "workshop_prefixes": 0}],
+            "workshop_prefixes must be a whole",
+        ),
+        ([{"name": "x", "url": "u", "model": "m", "workshop_prefixes": 51}], "from 1 to 50"),
+        (
+            [{"name": "x", "url": "u", "model": "m", "workshop_prefixes": 2.5}],
+            "workshop_prefixes must be a whole",
+        ),
         ([{"name": "x", "url": "u", "model": "m"}, {"name": "x", "url": "v", "model": "n"}], "used twice"),
     ],
 )

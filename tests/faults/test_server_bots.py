@@ -1,63 +1,31 @@
 """Bots the server runs (competition/botlaunch.py, ``manage.py bot_supervisor`` under ``serve``): a
 moderator puts a guesser this server knows on a bot seat from the dashboard; the bot connects over
 the protocol like any bot and buzzes, is restarted when killed, and stops when the match ends. The
-guesser is an organiser-configured LLM endpoint (here a fake OpenAI-compatible server), so the test
-also sees its API key reach the endpoint and never a page."""
+guesser is an organiser-configured LLM endpoint (here ``tests.support.fake_llm``'s OpenAI-compatible
+stand-in), so the test also sees its API key reach the endpoint and never a page."""
 
 from __future__ import annotations
 
-import contextlib
 import http.cookiejar
 import json
 import os
 import signal
-import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.faults.conftest import Bystander, Served, _group_pids, _wait, is_event
+from tests.support.fake_llm import completion, fake_llm
 
 KEY = "sk-test-0123456789-never-in-a-page"
 
 
-@contextlib.contextmanager
-def fake_llm() -> Iterator[tuple[str, list[str]]]:
-    """An OpenAI-compatible chat endpoint that is always sure of "Paris": ``(base URL, the
-    Authorization headers it received)``."""
-    seen: list[str] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            seen.append(self.headers.get("Authorization", ""))
-            reply = {
-                "choices": [{"message": {"content": '{"guess": "Paris", "confidence": 0.99}'}}],
-                "usage": {"prompt_tokens": 40, "completion_tokens": 8},
-            }
-            body = json.dumps(reply).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
-    finally:
-        server.shutdown()
-        server.server_close()
+def sure_of_paris(body: dict[str, Any]) -> tuple[int, bytes]:
+    """The fake endpoint is always sure of "Paris" (40 prompt and 8 completion tokens)."""
+    return 200, completion('{"guess": "Paris", "confidence": 0.99}', 40, 8)
 
 
 class Moderator:
@@ -99,7 +67,8 @@ def _alive(pid: int) -> bool:
 
 
 async def test_a_bot_added_from_the_dashboard_connects_buzzes_restarts_and_stops(serve, tmp_path: Path):
-    with fake_llm() as (url, authorizations):
+    with fake_llm(sure_of_paris) as llm:
+        url = llm.url
         endpoints = tmp_path / "llm.json"
         endpoints.write_text(
             json.dumps(
@@ -174,7 +143,9 @@ async def test_a_bot_added_from_the_dashboard_connects_buzzes_restarts_and_stops
         # million) with the buzz, and the race recorded it for the tie-break.
         race = await moderator.wait_for(is_event("race"), timeout=5)
         assert race["data"]["candidates"][0]["cost"] == pytest.approx((40 * 10 + 8 * 20) / 1e6)
-        assert authorizations and set(authorizations) == {f"Bearer {KEY}"}  # the key reached the endpoint
+        assert llm.requests and {r["auth"] for r in llm.requests} == {
+            f"Bearer {KEY}"
+        }  # the key reached the endpoint
 
         # No page or API answer shows the key, nor the variable that holds it.
         for text in (mod.page, json.dumps(mod.call("")[1])):

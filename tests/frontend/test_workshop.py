@@ -1,11 +1,15 @@
 """The workshop's pages and API (``buzzer.workshop_views``) with a bot trained in the test: writers
 and organisers, a writer-only account refused every organiser power, drafts one writer cannot open of
 another, autosave, versions with each bot's buzz, and the bad input (an answer line that does not
-parse, a 20,000-word paste, HTML in the text)."""
+parse, a 20,000-word paste, HTML in the text). The organiser's LLM endpoints (stand-ins of
+``tests.support.fake_llm``): asked in a request of their own only when enabled for writing, with
+their cost, their failures on their own card and their key nowhere in a response."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -14,8 +18,18 @@ from django.test import Client
 
 from buzzer import workshop as workshop_bots
 from competition.models import Draft, DraftVersion
-from tests.bots.workshop_fixture import ANSWER_LINE, GIVEAWAY, VAGUE, fixture_bot
+from tests.bots.workshop_fixture import (
+    ANSWER_LINE,
+    GIVEAWAY,
+    LLM_COMPLETION_TOKENS,
+    VAGUE,
+    curie_llm,
+    fixture_bot,
+)
 from tests.support.factories import make_match
+from tests.support.fake_llm import FakeLLM, fake_llm, prompt_of
+
+KEY = "sk-workshop-0123456789-never-in-a-response"
 
 
 @pytest.fixture
@@ -147,3 +161,92 @@ def test_the_analysis_waits_for_the_bots_to_load(monkeypatch) -> None:
     monkeypatch.setattr(workshop_bots, "bots_now", lambda wait=False: None)
     loading = post(writer, f"/workshop/api/drafts/{draft.pk}/analyse", {"text": "x", "answer_line": "Curie"})
     assert loading.status_code == 202 and loading.json()["loading"] is True
+
+
+def write_endpoints(settings, path: Path, entries: list[dict]) -> None:
+    path.write_text(json.dumps(entries))
+    settings.BOT_LLM_ENDPOINTS = str(path)
+
+
+@pytest.fixture
+def llms(settings, tmp_path: Path, monkeypatch) -> Iterator[tuple[FakeLLM, FakeLLM]]:
+    """Three endpoints: "Writing LLM" (enabled for writing, 3 prefixes, its key in ``FAKE_LLM_KEY``)
+    and "Down LLM" (enabled, HTTP 500) on one stand-in; "Match LLM" (not enabled) on another."""
+    monkeypatch.setenv("FAKE_LLM_KEY", KEY)
+    with fake_llm(curie_llm) as writing, fake_llm(curie_llm) as match_only:
+        write_endpoints(
+            settings,
+            tmp_path / "llm.json",
+            [
+                {"name": "Writing LLM", "url": writing.url, "model": "curie", "key_env": "FAKE_LLM_KEY",
+                 "workshop": True, "workshop_prefixes": 3, "cost": 0.001, "threshold": 0.8, "min_tokens": 1,
+                 "price_in": 2, "price_out": 10},
+                {"name": "Down LLM", "url": writing.url, "model": "error", "workshop": True},
+                {"name": "Match LLM", "url": match_only.url, "model": "curie", "key_env": "FAKE_LLM_KEY"},
+            ],
+        )  # fmt: skip
+        yield writing, match_only
+
+
+@pytest.mark.django_db
+def test_llm_endpoints_enabled_for_writing_are_asked_after_the_built_in_bots(bots, llms) -> None:
+    writing, match_only = llms
+    writer, user = writer_client("lena")
+    draft = Draft.objects.create(writer=user, answer_line=ANSWER_LINE, text=GIVEAWAY + VAGUE)
+    fields = {"text": GIVEAWAY + VAGUE, "answer_line": ANSWER_LINE, "category": "Science"}
+    base = f"/workshop/api/drafts/{draft.pk}"
+
+    local = post(writer, f"{base}/analyse", fields)
+    assert local.status_code == 200 and [b["name"] for b in local.json()["bots"]] == ["tfidf"]
+    assert local.json()["llm"] == [
+        {"name": "llm:Writing LLM", "label": "Writing LLM", "max_prefixes": 3, "cost_per_prefix": 0.001},
+        {"name": "llm:Down LLM", "label": "Down LLM", "max_prefixes": 6, "cost_per_prefix": 0.0},
+    ]
+    assert writing.requests == []  # the built-in bots' answer waits for no LLM
+
+    asked = post(writer, f"{base}/analyse", {**fields, "llm": True})
+    assert asked.status_code == 200
+    sure, down = asked.json()["bots"]
+    assert sure["name"] == "llm:Writing LLM" and sure["buzz"]["correct"]
+    assert sure["buzz"]["index"] == len(GIVEAWAY.split()) - 1  # the end of the giveaway sentence
+    prompts = [prompt_of(r["body"]) for r in writing.requests if r["body"]["model"] == "curie"]
+    assert len(prompts) == 3 and sure["llm"]["requests"] == 3
+    tokens = sum(len(p.split()) for p in prompts)
+    assert sure["llm"]["cost"] == pytest.approx((tokens * 2 + 3 * LLM_COMPLETION_TOKENS * 10) / 1e6)
+    assert down["buzz"] is None and down["llm"]["error"].startswith("HTTP 500 from the endpoint")
+    assert match_only.requests == []  # not enabled for writing: never asked
+    assert {r["auth"] for r in writing.requests if r["body"]["model"] == "curie"} == {f"Bearer {KEY}"}
+    assert {r["auth"] for r in writing.requests if r["body"]["model"] == "error"} == {None}  # no key_env
+
+    # A saved version keeps the LLM's buzz too; the endpoint that failed is left out, not "no buzz".
+    saved = post(writer, f"{base}/versions", {})
+    assert saved.status_code == 201
+    predictions = saved.json()["versions"][0]["predictions"]
+    assert set(predictions) == {"tfidf", "llm:Writing LLM"} and predictions["llm:Writing LLM"]["correct"]
+
+    page = writer.get(f"/workshop/draft/{draft.pk}/").content.decode()
+    for text in (page, local.content.decode(), asked.content.decode(), saved.content.decode()):
+        assert KEY not in text and "FAKE_LLM_KEY" not in text and writing.url not in text
+    assert post(writer, f"{base}/analyse", {**fields, "llm": "yes"}).status_code == 400
+
+
+@pytest.mark.django_db
+def test_a_bad_workshop_field_is_a_problem_line_and_breaks_nothing_else(bots, settings, tmp_path) -> None:
+    writer, user = writer_client("lars")
+    draft = Draft.objects.create(writer=user)
+    write_endpoints(
+        settings,
+        tmp_path / "llm.json",
+        [
+            {"name": "Typo", "url": "http://127.0.0.1:9/v1", "model": "m", "workshop": "yes"},
+            {"name": "Good", "url": "http://127.0.0.1:9/v1", "model": "m", "workshop": True},
+        ],
+    )
+    fields = {"text": GIVEAWAY + VAGUE, "answer_line": ANSWER_LINE}
+    body = post(writer, f"/workshop/api/drafts/{draft.pk}/analyse", fields).json()
+    assert body["bots"][0]["buzz"]["correct"]  # the built-in bot is unaffected
+    assert any("Typo: workshop must be true or false" in p for p in body["problems"]), body["problems"]
+    assert [e["name"] for e in body["llm"]] == ["llm:Good"]
+    write_endpoints(settings, tmp_path / "llm.json", [{"name": "Match", "url": "http://x/v1", "model": "m"}])
+    body = post(writer, f"/workshop/api/drafts/{draft.pk}/analyse", fields).json()
+    assert body["llm"] == [] and any("none is enabled for writing" in p for p in body["problems"])

@@ -1,15 +1,12 @@
-"""``tossup_bot.llm.ChatGuesser`` against a local chat-completions server of this test's own
-(``http.server`` on 127.0.0.1 speaking the OpenAI API): JSON, fenced, loose-text, slow, malformed and
+"""``tossup_bot.llm.ChatGuesser`` against a local chat-completions server (``tests.support.fake_llm``:
+``http.server`` on 127.0.0.1 speaking the OpenAI API): JSON, fenced, loose-text, slow, malformed and
 failing replies; tokens and cost; and a slow endpoint inside a scripted match never holding it up."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -17,6 +14,7 @@ from tossup_bot import BonusPart, TossupPrefix, load_guesser, run_bot
 from tossup_bot.llm import GRACE, ChatGuesser, parse_reply
 
 from tests.bots.fake_server import ME, MY_TEAM, Session, play, snapshot, until
+from tests.support.fake_llm import FakeLLM, completion, fake_llm, prompt_of
 
 SLOW = 3.0  # seconds the "slow" model takes: over the budgets used below
 COMPLETION_TOKENS = 12
@@ -37,72 +35,24 @@ def content_for(model: str, prompt: str) -> str:
     return json.dumps(answer)
 
 
-class ChatHandler(BaseHTTPRequestHandler):
-    """``POST /v1/chat/completions``; the model name picks the behaviour."""
-
-    requests: list[dict[str, Any]]
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        self.server.requests.append(  # type: ignore[attr-defined]
-            {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
-        )
-        model = body["model"]
-        prompt = body["messages"][-1]["content"]
-        if model == "slow":
-            time.sleep(SLOW)
-        if model == "error":
-            self.reply(500, b'{"error": {"message": "overloaded"}}')
-        elif model == "malformed":
-            self.reply(200, b"<html>not a completion</html>")
-        elif model == "nochoices":
-            self.reply(200, json.dumps({"object": "chat.completion", "choices": []}).encode())
-        else:
-            completion = {
-                "id": "chatcmpl-1",
-                "object": "chat.completion",
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content_for(model, prompt)},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": len(prompt.split()),
-                    "completion_tokens": COMPLETION_TOKENS,
-                    "total_tokens": len(prompt.split()) + COMPLETION_TOKENS,
-                },
-            }
-            self.reply(200, json.dumps(completion).encode())
-
-    def reply(self, status: int, payload: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        with contextlib.suppress(BrokenPipeError):  # the client gave up (budget): nothing to deliver
-            self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+def by_model(body: dict[str, Any]) -> tuple[int, bytes]:
+    """The model name picks the behaviour; the prompt's words are its prompt tokens."""
+    model, prompt = body["model"], prompt_of(body)
+    if model == "slow":
+        time.sleep(SLOW)
+    if model == "error":
+        return 500, b'{"error": {"message": "overloaded"}}'
+    if model == "malformed":
+        return 200, b"<html>not a completion</html>"
+    if model == "nochoices":
+        return 200, json.dumps({"object": "chat.completion", "choices": []}).encode()
+    return 200, completion(content_for(model, prompt), len(prompt.split()), COMPLETION_TOKENS, model)
 
 
 @pytest.fixture
-def llm_server() -> Iterator[ThreadingHTTPServer]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), ChatHandler)
-    server.requests = []  # type: ignore[attr-defined]
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-
-
-def base(server: ThreadingHTTPServer) -> str:
-    return f"http://127.0.0.1:{server.server_address[1]}/v1"
+def llm_server() -> Iterator[FakeLLM]:
+    with fake_llm(by_model) as server:
+        yield server
 
 
 def prefix(text: str, qid: int = 1, count: int = 40) -> TossupPrefix:
@@ -127,13 +77,13 @@ def test_parse_reply_reads_json_fences_prose_and_loose_text() -> None:
     assert parse_reply("") == ("", 0.0, "")
 
 
-def test_json_reply_gives_guess_confidence_buzz_tokens_and_cost(llm_server: ThreadingHTTPServer) -> None:
+def test_json_reply_gives_guess_confidence_buzz_tokens_and_cost(llm_server: FakeLLM) -> None:
     guesser = ChatGuesser(
-        url=base(llm_server), model="json", api_key="sk-test", price_in="1.5", price_out="2", min_tokens="0"
+        url=llm_server.url, model="json", api_key="sk-test", price_in="1.5", price_out="2", min_tokens="0"
     )
     guess = guesser.guess_tossup(prefix(MOBY))
     assert (guess.guess, guess.confidence, guess.buzz) == ("Moby-Dick", 0.95, True)
-    request = llm_server.requests[0]  # type: ignore[attr-defined]
+    request = llm_server.requests[0]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer sk-test"
     assert request["body"]["model"] == "json" and MOBY in request["body"]["messages"][1]["content"]
     prompt_tokens = len(request["body"]["messages"][1]["content"].split())
@@ -148,77 +98,79 @@ def test_json_reply_gives_guess_confidence_buzz_tokens_and_cost(llm_server: Thre
 
 
 @pytest.mark.parametrize("model", ["fenced", "loose"])
-def test_fenced_and_loose_text_replies_are_read(llm_server: ThreadingHTTPServer, model: str) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model=model, min_tokens=0, threshold=0.9)
+def test_fenced_and_loose_text_replies_are_read(llm_server: FakeLLM, model: str) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model=model, min_tokens=0, threshold=0.9)
     guess = guesser.guess_tossup(prefix(MOBY))
     assert (guess.guess, guess.confidence, guess.buzz) == ("Moby-Dick", 0.95, True)
 
 
 @pytest.mark.parametrize("model", ["malformed", "nochoices", "error"])
-def test_unusable_replies_are_a_silent_non_buzz(llm_server: ThreadingHTTPServer, model: str) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model=model, min_tokens=0)
+def test_unusable_replies_are_a_silent_non_buzz(llm_server: FakeLLM, model: str) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model=model, min_tokens=0)
     guess = guesser.guess_tossup(prefix(MOBY))
     assert (guess.guess, guess.confidence, guess.buzz) == ("", 0.0, False)
     assert guesser.usage.requests == 1 and guesser.usage.failures == 1
+    why = {"malformed": "not JSON", "nochoices": "no choices[0].message.content", "error": "HTTP 500"}[model]
+    assert why in guesser.usage.last_failure
 
 
-def test_a_slow_reply_is_abandoned_soon_after_the_budget(llm_server: ThreadingHTTPServer) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model="slow", budget="0.4", min_tokens=0)
+def test_a_slow_reply_is_abandoned_soon_after_the_budget(llm_server: FakeLLM) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model="slow", budget="0.4", min_tokens=0)
     started = time.monotonic()
     guess = guesser.guess_tossup(prefix(MOBY))
     assert time.monotonic() - started < 0.4 + GRACE + 0.5 < SLOW
     assert (guess.guess, guess.buzz) == ("", False) and guesser.usage.failures == 1
 
 
-def test_throttling_min_tokens_and_every(llm_server: ThreadingHTTPServer) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model="json", min_tokens=3, every=5)
+def test_throttling_min_tokens_and_every(llm_server: FakeLLM) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model="json", min_tokens=3, every=5)
     words = MOBY.split()
     asked = []
     for seen in range(1, len(words) + 1):
-        before = len(llm_server.requests)  # type: ignore[attr-defined]
+        before = len(llm_server.requests)
         guesser.guess_tossup(TossupPrefix(1, 0, tuple(words[:seen]), len(words)))
-        if len(llm_server.requests) > before:  # type: ignore[attr-defined]
+        if len(llm_server.requests) > before:
             asked.append(seen)
     assert asked == [3, 8, 13, len(words)]  # from min_tokens, every 5 new words, and on the last word
 
 
-def test_bonus_part_gets_the_explanation(llm_server: ThreadingHTTPServer) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model="json", bonus_prompt="{leadin} | {number}: {text}")
+def test_bonus_part_gets_the_explanation(llm_server: FakeLLM) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model="json", bonus_prompt="{leadin} | {number}: {text}")
     guess = guesser.guess_bonus(BonusPart(3, 1, "Name these novels.", "Its ship is the Pequod.", 10))
     assert (guess.guess, guess.explanation) == ("Moby-Dick", "the Pequod is Ahab's ship")
-    sent = llm_server.requests[0]["body"]["messages"][1]["content"]  # type: ignore[attr-defined]
+    sent = llm_server.requests[0]["body"]["messages"][1]["content"]
     assert sent == "Name these novels. | 2: Its ship is the Pequod."
 
 
 def test_options_from_the_environment_and_bad_options(
-    llm_server: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch
+    llm_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with pytest.raises(ValueError, match="needs url and model"):
         ChatGuesser()
-    monkeypatch.setenv("TOSSUP_LLM_URL", base(llm_server) + "/chat/completions")
+    monkeypatch.setenv("TOSSUP_LLM_URL", llm_server.url + "/chat/completions")
     monkeypatch.setenv("TOSSUP_LLM_MODEL", "json")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env")
     guesser = ChatGuesser(min_tokens=0)
-    assert guesser.endpoint == base(llm_server) + "/chat/completions"
+    assert guesser.endpoint == llm_server.url + "/chat/completions"
     assert guesser.guess_tossup(prefix(MOBY)).guess == "Moby-Dick"
-    assert llm_server.requests[0]["auth"] == "Bearer sk-env"  # type: ignore[attr-defined]
+    assert llm_server.requests[0]["auth"] == "Bearer sk-env"
     with pytest.raises(ValueError, match="budget must be a number"):
         ChatGuesser(budget="soon")
     with pytest.raises(ValueError, match="unknown or malformed field"):
         ChatGuesser(tossup_prompt="{question}")
 
 
-async def test_a_slow_endpoint_never_holds_the_match_up(llm_server: ThreadingHTTPServer) -> None:
+async def test_a_slow_endpoint_never_holds_the_match_up(llm_server: FakeLLM) -> None:
     """Loaded as ``tossup-bot`` loads it (string options). While the slow model thinks, heartbeats are
     answered at once; its replies come after the budget and are dropped, so it never buzzes late."""
-    options = {"url": base(llm_server), "model": "slow", "budget": "0.3", "min_tokens": "1"}
+    options = {"url": llm_server.url, "model": "slow", "budget": "0.3", "min_tokens": "1"}
     guesser = load_guesser("tossup_bot.llm:ChatGuesser", options)
 
     async def script(s: Session) -> None:
         await s.ws.send(snapshot())
         await s.event("tossup_started", index=0, question_id=5, token_count=30, category="Literature")
         await s.words(5, 0, *MOBY.split())
-        await until(lambda: len(llm_server.requests) >= 1)  # type: ignore[attr-defined]
+        await until(lambda: len(llm_server.requests) >= 1)
         sent = time.monotonic()
         server_time = await s.heartbeat()
         await until(lambda: server_time in s.heartbeat_acks)
@@ -230,8 +182,8 @@ async def test_a_slow_endpoint_never_holds_the_match_up(llm_server: ThreadingHTT
     assert stats["late"] >= 1 and stats["buzzes"] == 0 and stats["guesses"] == 0
 
 
-async def test_a_fast_endpoint_buzzes_answers_and_explains_a_bonus(llm_server: ThreadingHTTPServer) -> None:
-    guesser = ChatGuesser(url=base(llm_server), model="json", min_tokens=1, price_in=1, price_out=1)
+async def test_a_fast_endpoint_buzzes_answers_and_explains_a_bonus(llm_server: FakeLLM) -> None:
+    guesser = ChatGuesser(url=llm_server.url, model="json", min_tokens=1, price_in=1, price_out=1)
     lines: list[str] = []
     costs: list[float] = []
 

@@ -1,5 +1,6 @@
-// The writing workshop's editor (/workshop/draft/<id>/, frontend/workshop_views.py): autosave, the
-// answer line checked as it is typed, and every bot's analysis within 2 s of a pause in typing.
+// The writing workshop's editor (/workshop/draft/<id>/, buzzer/workshop_views.py): autosave, the
+// answer line checked as it is typed, and every built-in bot's analysis within 2 s of a pause in
+// typing; then, in a second request, the LLM endpoints enabled for writing (slower, and paid).
 // Writer text is only ever put in the page as text (textContent), never as HTML.
 (() => {
   "use strict";
@@ -11,6 +12,7 @@
   const backupKey = `tossup-workshop-draft-${root.dataset.draft}`;
   const ANALYSE_AFTER = 600, SAVE_AFTER = 800, LINE_AFTER = 250; // ms of pause
   let analyseTimer = 0, saveTimer = 0, lineTimer = 0, analyseSeq = 0, lastBots = [];
+  let llmDone = { key: "", data: null }; // the LLMs' last analysis: asked again only when the question changed
 
   function el(tag, attrs = {}, ...children) {
     const node = document.createElement(tag);
@@ -100,6 +102,34 @@
       return;
     }
     render(data);
+    askLlm(data, seq);
+  }
+
+  // --- the LLM endpoints enabled for writing: after the built-in bots, never holding them up ---
+  function usd(v) { return `$${Number(v.toFixed(6))}`; }
+
+  async function askLlm(local, seq) {
+    const list = $("ws-llm-list");
+    if (!local.llm.length) { list.replaceChildren(); return; }
+    const key = JSON.stringify([text.value, answer.value, category.value]);
+    if (llmDone.key === key) { showLlm(local, llmDone.data); return; }
+    list.replaceChildren(...local.llm.map((e) => el("article", { class: "ws-bot", "data-bot": e.name },
+      el("h3", {}, e.label, " ", el("span", { class: "muted small" }, `(LLM: up to ${e.max_prefixes} prefixes, declared ${usd(e.cost_per_prefix)} per prefix)`)),
+      el("p", { class: "muted ws-llm-state" }, "Asking the LLM…"))));
+    const { status, data } = await post(root.dataset.analyseUrl, { ...fields(), llm: true }).catch(() => ({ status: 0, data: {} }));
+    if (seq !== analyseSeq) return; // the text changed meanwhile
+    if (status !== 200) {
+      for (const p of list.querySelectorAll(".ws-llm-state")) p.textContent = `Not asked: ${data.message || "no connection"}`;
+      return;
+    }
+    llmDone = { key, data };
+    showLlm(local, data);
+  }
+
+  function showLlm(local, data) {
+    $("ws-llm-list").replaceChildren(...data.bots.map((b) => botCard(b, data)));
+    lastBots = [...local.bots, ...data.bots];
+    renderMarked({ ...local, bots: lastBots });
   }
 
   const VERDICT = { correct: "correct", prompt: "prompt", wrong: "wrong" };
@@ -125,13 +155,18 @@
 
   function botCard(b, data) {
     const card = el("article", { class: "ws-bot", "data-bot": b.name });
-    card.append(el("h3", {}, b.label, " ", el("span", { class: "muted small" }, `(${Math.round(b.elapsed_ms)} ms, free: runs on this server)`)));
+    const llm = b.llm;
+    const cost = llm
+      ? `(LLM: ${llm.requests} prefix${llm.requests === 1 ? "" : "es"}, ${usd(llm.cost)} this analysis, ${llm.prompt_tokens + llm.completion_tokens} tokens; declared ${usd(llm.cost_per_prefix)} per prefix; ${(b.elapsed_ms / 1000).toFixed(1)} s)`
+      : `(${Math.round(b.elapsed_ms)} ms, free: runs on this server)`;
+    card.append(el("h3", {}, b.label, " ", el("span", { class: "muted small ws-cost" }, cost)));
+    if (llm && llm.error) card.append(el("p", { class: "error" }, `${llm.failures} of ${llm.requests} requests failed: ${llm.error}`));
     const guesses = el("ol", { class: "ws-guesses", "aria-label": `${b.label}: top guesses at the current text` });
     for (const g of b.guesses) {
       const conf = g.confidence !== undefined ? ` — confidence ${(g.confidence * 100).toFixed(0)} %` : ` — score ${g.score.toFixed(3)}`;
       guesses.append(el("li", {}, el("strong", {}, g.answer), conf, " ", verdictBadge(g.verdict)));
     }
-    if (!b.guesses.length) guesses.append(el("li", { class: "muted" }, "no guess (no word it knows)"));
+    if (!b.guesses.length) guesses.append(el("li", { class: "muted" }, llm ? "no guess" : "no guess (no word it knows)"));
     card.append(guesses);
     const buzz = b.buzz
       ? el("p", { class: "ws-buzzline" }, `Buzzes at word ${b.buzz.index + 1} of ${data.words.length} with “`, el("strong", {}, b.buzz.answer), "” ", verdictBadge(b.buzz.verdict))
@@ -140,6 +175,11 @@
     card.append(el("p", { class: "small" }, b.earliest_right === null
       ? "Its top guess is never right."
       : `Its top guess is first right at word ${b.earliest_right + 1}.`));
+    if (llm) {
+      card.append(el("p", { class: "small" }, `Asked after words ${llm.prefixes.map((i) => i + 1).join(", ")} (sentence ends and the whole text).`),
+        el("p", { class: "small muted" }, "Leave-one-sentence-out and driver words: not available for an LLM (it scores no other answer and no word)."));
+      return card;
+    }
     if (b.sentences.length) {
       const gives = el("ul", { class: "small ws-sentences", "aria-label": `${b.label}: what each sentence gives away` });
       for (const s of b.sentences) {
