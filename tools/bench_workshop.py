@@ -18,12 +18,26 @@
    ``simulate_match``'s players): Pearson and Spearman correlation of the buzz word where both buzz,
    agreement on whether it buzzes at all, and the same on the tossups whose race the bot reaches
    (no human buzzed right before it). Also each bot's prediction against each other live bot.
-3. **"Stumps every bot in the first lines" and ADVSCORE**: the ADVSCORE paper's TrickMe questions
-   (``advscore/text/Trickme_text.csv``, quizbowl tossups written against a QA system) with the
-   authors' per-item ADVSCORE (``advscore/conformance/saved_authors_trickme.csv``): the workshop's
-   target state of each, against its ADVSCORE (all 97 are positive there: the share of positive
-   ADVSCORE cannot be predicted; reported are the mean ADVSCORE of stumping and non-stumping
-   questions, the point-biserial correlation and the AUC for an ADVSCORE above the median).
+3. **"Stumps every bot in the first lines" and ADVSCORE, on the plays of 2**: Tossup's own fit of those
+   plays. Each tossup is raced once by every simulated human and every bot together (:func:`race`: each
+   subject its own team, one buzz each, ruled in word order, a same-word tie the bot's as in 2, the
+   first right buzz ends it); the races become the responses ``irt.pipeline`` stores and fits
+   (:func:`room_responses`: correct, the share read at the buzz), fitted with the pipeline's default
+   settings (``irt.pipeline.DEFAULT_SETTINGS``: the ``censored`` reading of silent subjects, so
+   ``irt.races.RaceTwoPL``; its priors) and scored by ``irt.advscore`` with the humans against the bots
+   (:func:`fit_advscore`). There are no expert data, so δ comes from H(1), the humans with skill above
+   their mean + 1 sd, as the pipeline does without ``experts``. The workshop's target state of each
+   tossup (``workshop.analyse``) is then the predictor of its ADVSCORE (:func:`predictor_metrics`):
+   precision, recall, accuracy, AUC and the point-biserial r, with bootstrap intervals, for
+   ADVSCORE > 0 and for ADVSCORE above its median. Every item's μ has the sign of β*_H0 − β*_M0
+   (ADVSCORE.md Eq. 3: γ_j > 0, σ increasing), so in one fit ADVSCORE > 0 holds for every tossup or
+   for none and only its size can be predicted. The simulated humans' difficulty of a tossup is drawn
+   from the seed and its id, independent of its text (``tools.simulation``): this measures the bot
+   side of ADVSCORE only.
+4. **The same on the ADVSCORE paper's TrickMe questions** (``advscore/text/Trickme_text.csv``, quizbowl
+   tossups written against a QA system) with the authors' per-item ADVSCORE
+   (``advscore/conformance/saved_authors_trickme.csv``): all 97 are positive there, so the target is
+   an ADVSCORE above the median.
 
 Prints a message and exits 0 when ``../shared/data`` or every bot is absent; asserts nothing.
 """
@@ -36,11 +50,21 @@ import json
 import os
 import sys
 import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 from scipy.stats import pearsonr, spearmanr
+
+from irt.advscore import AdvScoreResult, advscore
+from irt.races import RaceTwoPL, race_responses
+from irt.twopl import TwoPL
+
+#: Bootstrap resamples of the tossups for the predictor's intervals.
+RESAMPLES = 2000
 
 
 def _setup() -> None:
@@ -101,46 +125,69 @@ def live_guesser(bot: Any) -> Any:
     return ModelGuesser(bot.model, bot.model.threshold, bot.model.min_tokens)
 
 
-def first_live_buzz(answers: list[Any]) -> tuple[int | None, bool]:
+def first_live_buzz(answers: list[Any]) -> tuple[int, bool] | None:
+    """The live bot's one buzz on a tossup (token index, ruled right), None when it never buzzes."""
     for a in answers:
         if a.buzz:
             return a.token_index, a.correct
-    return None, False
+    return None
 
 
-def prediction_accuracy(bots: list[Any], tossups: list[Any], players: int, seed: int) -> dict[str, Any]:
+def tossup_text(t: Any) -> str:
+    return " ".join(w for w in t.tokens if isinstance(w, str))
+
+
+@dataclass(frozen=True)
+class Plays:
+    """The held-out tossups as part 2 plays them, lists aligned with ``tossups``: ``humans`` per tossup
+    key the simulated humans' buzzes (``tools.bot_evaluation.simulated_humans``), ``predicted`` per bot
+    name the workshop's predicted buzz word (None: no buzz), ``live`` per bot name its live buzz
+    (:func:`first_live_buzz`); ``seconds`` the wall time of predicting and replaying."""
+
+    tossups: list[Any]
+    humans: dict[str, tuple[Any, ...]]
+    predicted: dict[str, list[int | None]]
+    live: dict[str, list[tuple[int, bool] | None]]
+    seconds: float
+
+
+def play(bots: list[Any], tossups: list[Any], players: int, seed: int) -> Plays:
+    """Part 2's plays: each bot's workshop prediction and live replay on every tossup, and ``players``
+    simulated humans drawn with ``seed``."""
     from buzzer.bots import workshop
     from tools.bot_evaluation import replay, simulated_humans
 
     humans = simulated_humans(tossups, players, seed)
     predicted: dict[str, list[int | None]] = {b.name: [] for b in bots}
-    live: dict[str, list[int | None]] = {b.name: [] for b in bots}
-    reached: dict[str, list[bool]] = {b.name: [] for b in bots}
+    live: dict[str, list[tuple[int, bool] | None]] = {b.name: [] for b in bots}
     guessers = {b.name: live_guesser(b) for b in bots}
     started = time.perf_counter()
     for i, t in enumerate(tossups):
-        text = " ".join(w for w in t.tokens if isinstance(w, str))
         try:
-            prediction = workshop.predict(bots, text, t.answer_line, t.category)
+            prediction = workshop.predict(bots, tossup_text(t), t.answer_line, t.category)
         except workshop.WorkshopError:
             prediction = {b.name: {"buzz_index": None} for b in bots}
-        right_humans = [h.token_index for h in humans[t.key] if h is not None and h.correct]
+        for b in bots:
+            predicted[b.name].append(prediction[b.name]["buzz_index"])
+            live[b.name].append(first_live_buzz(replay(guessers[b.name], t, i, every=1)[0]))
+    return Plays(tossups, humans, predicted, live, round(time.perf_counter() - started, 1))
+
+
+def prediction_accuracy(bots: list[Any], plays: Plays) -> dict[str, Any]:
+    live = {name: [None if b is None else b[0] for b in buzzes] for name, buzzes in plays.live.items()}
+    reached: dict[str, list[bool]] = {b.name: [] for b in bots}
+    for i, t in enumerate(plays.tossups):
+        right_humans = [h.token_index for h in plays.humans[t.key] if h is not None and h.correct]
         first_human = min(right_humans) if right_humans else None
         for b in bots:
-            index, _ = first_live_buzz(replay(guessers[b.name], t, i, every=1)[0])
-            predicted[b.name].append(prediction[b.name]["buzz_index"])
-            live[b.name].append(index)
+            index = live[b.name][i]
             # the bot's buzz is played when no human buzzed right before it (a same-word tie is the bot's)
             reached[b.name].append(index is not None and (first_human is None or index <= first_human))
-    out: dict[str, Any] = {
-        "tossups": len(tossups),
-        "seconds": round(time.perf_counter() - started, 1),
-        "pairs": {},
-    }
+    out: dict[str, Any] = {"tossups": len(plays.tossups), "seconds": plays.seconds, "pairs": {}}
     for p in bots:
         for q in bots:
             out["pairs"][f"{p.name} predicted vs {q.name} live"] = agreement(
-                predicted[p.name], live[q.name], reached[q.name]
+                plays.predicted[p.name], live[q.name], reached[q.name]
             )
     return out
 
@@ -171,7 +218,222 @@ def agreement(pred: list[int | None], live: list[int | None], reached: list[bool
     }
 
 
-def advscore_check(bots: list[Any], data: Path) -> dict[str, Any]:
+Buzz = tuple[int, bool]
+"""A subject's one buzz on a tossup: (0-based token index, whether the judge rules it right)."""
+
+
+def race(buzzes: Sequence[Buzz | None]) -> list[tuple[bool, int | None]]:
+    """One tossup raced by subjects that are each their own team and buzz at most once: ``buzzes`` per
+    subject (None: silent). Buzzes are ruled in token order, a same-word tie in subject order; a wrong
+    one (a neg) locks out only its subject; the first right one ends the tossup, so the buzzes planned
+    after it are never made. Returns per subject ``(correct, position)`` as
+    ``irt.pipeline.match_responses`` stores a seat's response: correct when its buzz was ruled right,
+    position its buzz's token index, None when it made none."""
+    out: list[tuple[bool, int | None]] = [(False, None)] * len(buzzes)
+    for token, i, right in sorted((b[0], i, b[1]) for i, b in enumerate(buzzes) if b is not None):
+        out[i] = (bool(right), token)
+        if right:
+            break
+    return out
+
+
+def room_responses(
+    rooms: Sequence[tuple[Sequence[Buzz | None], int]],
+) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.intp], NDArray[np.int8], NDArray[np.float64]]:
+    """Long-format responses of tossups each raced once (:func:`race`) by the same subjects: ``rooms``
+    per tossup (its subjects' buzzes, in one subject order for all; its token count). Returns
+    ``(subjects, items, races, correct, read)``, arrays (n_subjects · n_tossups,): subject and tossup
+    indexes, the race id (the tossup's index), 0/1, and the share of the tossup read at the buzz,
+    (token index + 1) / tokens, NaN without a buzz — ``irt.pipeline._races``'s columns, the input of
+    ``irt.races.race_responses``. Raises ValueError when the rooms' subject counts differ, a token
+    count is below 1 or a buzz lies outside the tossup."""
+    n = {len(buzzes) for buzzes, _ in rooms}
+    if len(n) > 1:
+        raise ValueError(f"every tossup needs the same subjects, got {sorted(n)} of them")
+    subjects, items, correct, read = [], [], [], []
+    for j, (buzzes, tokens) in enumerate(rooms):
+        if tokens < 1 or any(b is not None and not 0 <= b[0] < tokens for b in buzzes):
+            raise ValueError(f"tossup {j}: a buzz lies outside its {tokens} tokens")
+        for i, (ok, at) in enumerate(race(buzzes)):
+            subjects.append(i)
+            items.append(j)
+            correct.append(ok)
+            read.append(np.nan if at is None else (at + 1) / tokens)
+    item_index = np.array(items, dtype=np.intp)
+    return (
+        np.array(subjects, dtype=np.intp),
+        item_index,
+        item_index.copy(),
+        np.array(correct, dtype=np.int8),
+        np.array(read, dtype=float),
+    )
+
+
+def fit_advscore(
+    subjects: ArrayLike,
+    items: ArrayLike,
+    races: ArrayLike,
+    correct: ArrayLike,
+    read: ArrayLike,
+    is_human: ArrayLike,
+    settings: Mapping[str, Any],
+) -> tuple[TwoPL, AdvScoreResult]:
+    """The fit ``irt.pipeline`` runs on live responses, without its store: ``settings``' response
+    policy (``unbuzzed``, ``irt.races.race_responses``), ``RaceTwoPL`` when a response is censored
+    (else ``TwoPL``) with its priors, then ADVSCORE (``irt.advscore``, ``experts`` as set) of the humans
+    (``is_human`` bool (n_subjects,)) against the rest. Responses as :func:`room_responses` returns
+    them. Returns the fitted model (β, θ, γ in logits) and the per-item ADVSCORE. Raises ValueError as
+    those functions do (no human or no model, bad responses)."""
+    human = np.asarray(is_human, dtype=bool)
+    resp = race_responses(races, correct, read, settings["unbuzzed"])
+    priors: dict[str, Any] = {
+        "skill_prior": tuple(settings["skill_prior"]),
+        "difficulty_prior": tuple(settings["difficulty_prior"]),
+        "discriminability_prior": tuple(settings["discriminability_prior"]),
+    }
+    model = RaceTwoPL(**priors) if resp.censored else TwoPL(**priors)
+    keep = resp.keep
+    model.fit(
+        np.asarray(subjects)[keep],
+        np.asarray(items)[keep],
+        resp.columns() if resp.censored else resp.correct,
+        n_subjects=len(human),
+        n_items=int(np.asarray(items).max()) + 1,
+    )
+    result = advscore(
+        model.skill_, human, model.difficulty_, model.discriminability_, experts=bool(settings["experts"])
+    )
+    return model, result
+
+
+def _auc_and_r(
+    predicted: NDArray[np.bool_], target: NDArray[np.bool_], score: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per row of (n_rows, n) arrays: the binary predictor's AUC 0.5·(1 + TPR − FPR) for ``target``
+    and its Pearson r with ``score`` (point-biserial); NaN where a class or a variance is missing."""
+    p, t = predicted.astype(float), target.astype(float)
+    pc = p - p.mean(axis=1, keepdims=True)
+    sc = score - score.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tpr = (p * t).sum(axis=1) / t.sum(axis=1)
+        fpr = (p * (1 - t)).sum(axis=1) / (1 - t).sum(axis=1)
+        r = (pc * sc).sum(axis=1) / np.sqrt((pc**2).sum(axis=1) * (sc**2).sum(axis=1))
+    return 0.5 * (1 + tpr - fpr), r
+
+
+def predictor_metrics(
+    predicted: ArrayLike, score: ArrayLike, threshold: float, *, resamples: int = 2000, seed: int = 0
+) -> dict[str, Any]:
+    """How well the binary ``predicted`` (n,) foretells the target ``score`` > ``threshold`` (score
+    (n,), e.g. ADVSCORE per tossup). Returns ``n``; ``base_rate`` (share of the target) and
+    ``predicted_rate``; ``precision`` P(target | predicted) and ``recall`` P(predicted | target);
+    ``accuracy`` and ``majority_accuracy`` (always guessing the commoner class); ``auc`` of the
+    binary predictor, 0.5·(1 + TPR − FPR); ``point_biserial``, its Pearson r with ``score``; and
+    ``auc_ci``, ``r_ci``: 95 % percentile bootstrap intervals over ``resamples`` resamples of the
+    items (numpy, ``seed``; resamples where the figure is undefined are left out). A figure undefined
+    on the data (a class that never occurs, a constant) is None. Raises ValueError for inputs that
+    are empty or of different shapes."""
+    pred = np.asarray(predicted, dtype=bool)
+    s = np.asarray(score, dtype=float)
+    if pred.ndim != 1 or pred.shape != s.shape or not pred.size:
+        raise ValueError(
+            f"predicted {pred.shape} and score {s.shape} must be non-empty and 1-D of one length"
+        )
+    target = s > threshold
+    auc, r = (float(x[0]) for x in _auc_and_r(pred[None], target[None], s[None]))
+    rows = np.random.default_rng(seed).integers(0, s.size, (resamples, s.size))
+    auc_b, r_b = _auc_and_r(pred[rows], target[rows], s[rows])
+
+    def share(of: NDArray[np.bool_], among: NDArray[np.bool_]) -> float | None:
+        return float(of[among].mean()) if among.any() else None
+
+    def ci(point: float, draws: NDArray[np.float64]) -> list[float] | None:
+        draws = draws[np.isfinite(draws)]
+        if not np.isfinite(point) or not draws.size:
+            return None
+        return [float(q) for q in np.percentile(draws, [2.5, 97.5])]
+
+    base = float(target.mean())
+    return {
+        "n": int(s.size),
+        "threshold": threshold,
+        "base_rate": base,
+        "predicted_rate": float(pred.mean()),
+        "precision": share(target, pred),
+        "recall": share(pred, target),
+        "accuracy": float((pred == target).mean()),
+        "majority_accuracy": max(base, 1 - base),
+        "auc": auc if np.isfinite(auc) else None,
+        "auc_ci": ci(auc, auc_b),
+        "point_biserial": r if np.isfinite(r) else None,
+        "r_ci": ci(r, r_b),
+    }
+
+
+def stumps(state: str) -> bool:
+    """Whether a workshop target state says every bot is stumped in the first lines."""
+    return state != "giveaway_early"
+
+
+def played_advscore(bots: list[Any], plays: Plays, resamples: int, seed: int) -> dict[str, Any]:
+    """Part 3: Tossup's ADVSCORE of the plays (module docstring) and how the workshop's target state
+    predicts it."""
+    from buzzer.bots import workshop
+    from irt.pipeline import DEFAULT_SETTINGS
+
+    started = time.perf_counter()
+    names = [b.name for b in bots]
+    rooms = [
+        ([plays.live[n][i] for n in names] + list(plays.humans[t.key]), len(t.tokens))
+        for i, t in enumerate(plays.tossups)
+    ]
+    n_humans = len(rooms[0][0]) - len(names)
+    is_human = np.array([False] * len(names) + [True] * n_humans)
+    model, result = fit_advscore(*room_responses(rooms), is_human, DEFAULT_SETTINGS)
+    states: list[str | None] = []
+    for t in plays.tossups:
+        try:
+            states.append(
+                workshop.analyse(bots, tossup_text(t), t.answer_line, t.category)["target"]["state"]
+            )
+        except workshop.WorkshopError:
+            states.append(None)
+    adv = result.advscore
+    skill = model.skill_
+    out: dict[str, Any] = {
+        "tossups": len(rooms),
+        "humans": n_humans,
+        "unbuzzed": DEFAULT_SETTINGS["unbuzzed"],
+        "experts": DEFAULT_SETTINGS["experts"],
+        "bot_skill": {n: float(skill[k]) for k, n in enumerate(names)},
+        "human_skill_mean": float(skill[is_human].mean()),
+        "skill_h0": result.skill_h0,
+        "skill_m0": result.skill_m0,
+        "h1": int(result.h1.sum()),
+        "delta_reason": result.delta_reason,
+        "dataset": {k: (v if np.isfinite(v) else None) for k, v in result.dataset().items()},
+        "states": {s: states.count(s) for s in sorted({s for s in states if s is not None})},
+        "no_state": states.count(None),
+    }
+    usable = np.array([s is not None for s in states]) & np.isfinite(adv)
+    if usable.any():
+        s = np.array([stumps(x) for x, u in zip(states, usable, strict=True) if u and x is not None])
+        a = adv[usable]
+        out["scored"] = int(usable.sum())
+        out["share_positive_advscore"] = float((a > 0).mean())
+        out["share_stumping"] = float(s.mean())
+        out["mean_advscore_stumping"] = float(a[s].mean()) if s.any() else None
+        out["mean_advscore_not"] = float(a[~s].mean()) if (~s).any() else None
+        out["advscore_positive"] = predictor_metrics(s, a, 0.0, resamples=resamples, seed=seed)
+        out["advscore_above_median"] = predictor_metrics(
+            s, a, float(np.median(a)), resamples=resamples, seed=seed
+        )
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    return out
+
+
+def advscore_check(bots: list[Any], data: Path, resamples: int, seed: int) -> dict[str, Any]:
+    """Part 4: the workshop's target state on the TrickMe questions against the authors' ADVSCORE."""
     from buzzer.bots import workshop
 
     text_file = data / "advscore" / "text" / "Trickme_text.csv"
@@ -181,18 +443,18 @@ def advscore_check(bots: list[Any], data: Path) -> dict[str, Any]:
     with text_file.open(encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     with scores_file.open(encoding="utf-8") as f:
-        advscore = {r["item_id"]: float(r["advscore_saved"]) for r in csv.DictReader(f)}
+        advscore_of = {r["item_id"]: float(r["advscore_saved"]) for r in csv.DictReader(f)}
     stumped, scores = [], []
     for i, row in enumerate(rows):
         item = f"q{i + 1}"  # the responses' item order is the text file's row order
-        if item not in advscore or not row["Question"].strip() or not row["Answer"].strip():
+        if item not in advscore_of or not row["Question"].strip() or not row["Answer"].strip():
             continue
         try:
             result = workshop.analyse(bots, row["Question"], row["Answer"])
         except workshop.WorkshopError:
             continue
-        stumped.append(result["target"]["state"] != "giveaway_early")
-        scores.append(advscore[item])
+        stumped.append(stumps(result["target"]["state"]))
+        scores.append(advscore_of[item])
     s, a = np.array(stumped), np.array(scores)
     out: dict[str, Any] = {
         "questions": len(a),
@@ -202,11 +464,9 @@ def advscore_check(bots: list[Any], data: Path) -> dict[str, Any]:
     if 0 < s.sum() < len(s):
         out["mean_advscore_stumping"] = float(a[s].mean())
         out["mean_advscore_not"] = float(a[~s].mean())
-        out["point_biserial"] = float(pearsonr(s.astype(float), a)[0])
-        high = a > np.median(a)
-        pos, neg = s[high], s[~high]
-        # AUC of the binary predictor for "ADVSCORE above the median": P(stumps | high) vs P(stumps | low)
-        out["auc_above_median"] = float(0.5 * (1 + pos.mean() - neg.mean()))
+        out["advscore_above_median"] = predictor_metrics(
+            s, a, float(np.median(a)), resamples=resamples, seed=seed
+        )
     return out
 
 
@@ -257,7 +517,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name, v in cost["per_bot"].items():
         print(f"| {name} | {v['p50_ms']:.0f} | {v['p99_ms']:.0f} | | |")
-    accuracy = prediction_accuracy(bots, held, args.players, args.seed)
+    plays = play(bots, held, args.players, args.seed)
+    accuracy = prediction_accuracy(bots, plays)
     print(
         f"\nWorkshop prediction vs the live bot, {accuracy['tossups']} held-out 2021–22 tossups, {args.players} simulated humans (seed {args.seed}), {accuracy['seconds']} s:"
     )
@@ -274,14 +535,63 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"| {pair} | {f(v['buzz_or_not_agree'], '.1%')} | {b['n']} | {f(b['pearson'])} | {f(b['spearman'])} | {f(b['mean_abs_words'], '.1f')} | {f(b['exact'], '.1%')} | {r['n']} | {f(r['pearson'])} |"
         )
-    adv = advscore_check(bots, data)
+
+    def metrics_table(rows: dict[str, dict[str, Any]]) -> None:
+        print(
+            "| target | n | base rate | predicted | precision | recall | accuracy | majority class | AUC [95 % CI] | point-biserial r [95 % CI] |"
+        )
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for name, m in rows.items():
+            auc, r = f(m["auc"]), f(m["point_biserial"])
+            auc += "" if m["auc_ci"] is None else " [{:.3f}, {:.3f}]".format(*m["auc_ci"])
+            r += "" if m["r_ci"] is None else " [{:.3f}, {:.3f}]".format(*m["r_ci"])
+            print(
+                f"| {name} | {m['n']} | {f(m['base_rate'], '.1%')} | {f(m['predicted_rate'], '.1%')} | {f(m['precision'], '.1%')} | {f(m['recall'], '.1%')} | {f(m['accuracy'], '.1%')} | {f(m['majority_accuracy'], '.1%')} | {auc} | {r} |"
+            )
+
+    played = played_advscore(bots, plays, RESAMPLES, args.seed)
+    d = played["dataset"]
     print(
-        f'\n"Stumps every bot in the first lines" and ADVSCORE (TrickMe, the authors\' per-item ADVSCORE): {json.dumps(adv)}'
+        f'\n"Stumps every bot in the first lines" and ADVSCORE, Tossup\'s own fit of these plays '
+        f"({played['tossups']} tossups, each raced once by the {played['humans']} simulated humans and the "
+        f"{len(bots)} bots together; unbuzzed={played['unbuzzed']}; no expert data: δ over H(1), the "
+        f"humans above their mean + 1 sd, {played['h1']} of {played['humans']}), {played['seconds']} s:"
     )
     print(
-        "Tossup's own ADVSCORE fits of workshop questions need items 3–4 of issue 32 (submitted questions "
-        "played in matches); none exist yet."
+        "skill β: "
+        + ", ".join(f"{n} {v:.2f}" for n, v in played["bot_skill"].items())
+        + f"; humans' mean {played['human_skill_mean']:.2f}; β*_H0 {played['skill_h0']:.2f}, β*_M0 {played['skill_m0']:.2f}; "
+        f"μ_D {f(d['mu'])}, δ_D {f(d['delta'])}, κ_D {f(d['kappa'])}, ADVSCORE_D {f(d['advscore'])}"
     )
+    if "scored" not in played:
+        print(f"no ADVSCORE per tossup: {played['delta_reason']}")
+    else:
+        print(
+            f"ADVSCORE > 0 on {played['share_positive_advscore']:.1%} of the {played['scored']} tossups the workshop "
+            f"analyses ({played['no_state']} it cannot): every tossup's μ has the sign of β*_H0 − β*_M0 "
+            "(ADVSCORE.md Eq. 3), so in one fit all are positive or none is; target states "
+            f"{played['states']}; stumps every bot in the first lines: {played['share_stumping']:.1%}; mean "
+            f"ADVSCORE {f(played['mean_advscore_stumping'])} of those, {f(played['mean_advscore_not'])} of the others."
+        )
+        above = played["advscore_above_median"]
+        metrics_table(
+            {
+                "ADVSCORE > 0": played["advscore_positive"],
+                f"ADVSCORE > its median {above['threshold']:.4f}": above,
+            }
+        )
+    print(
+        "The simulated humans' difficulty of a tossup is drawn from the seed and its id, independent of its "
+        "text: this measures the bot side of ADVSCORE only; what a text-aware human model would add is "
+        "not measured."
+    )
+    trickme = advscore_check(bots, data, RESAMPLES, args.seed)
+    print(
+        "\n\"Stumps every bot in the first lines\" and the ADVSCORE paper's TrickMe questions (the authors' "
+        f"per-item ADVSCORE; all positive, so the target is its size): {json.dumps({k: v for k, v in trickme.items() if k != 'advscore_above_median'})}"
+    )
+    if "advscore_above_median" in trickme:
+        metrics_table({"ADVSCORE > its median": trickme["advscore_above_median"]})
     if args.json:
         Path(args.json).write_text(
             json.dumps(
@@ -290,7 +600,8 @@ def main(argv: list[str] | None = None) -> int:
                     "problems": problems,
                     "cost": cost,
                     "accuracy": accuracy,
-                    "advscore": adv,
+                    "advscore_played": played,
+                    "advscore_trickme": trickme,
                 },
                 indent=1,
             )
