@@ -343,6 +343,12 @@ COMMANDS: dict[str, CommandSpec] = {
         {"team_id": Field(_INT, "the team calling it")},
         "a team's timeout, between questions, within the preset's allowance (`timeout_called`)",
     ),
+    "undo_timeout": CommandSpec(
+        game.UndoTimeout,
+        {},
+        "take back the newest timeout of this break, until the next tossup starts (`timeout_undone`): its team"
+        " gets it back and the next tossup is due as before it; `no_timeout` when there is none",
+    ),
     "replace_question": CommandSpec(
         game.ReplaceQuestion,
         {

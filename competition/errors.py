@@ -60,6 +60,7 @@ RULE_CODES: dict[str, str] = {
     "lineup_full": "a substitution that would put more players in than the preset allows",
     "no_substitution": "a substitution where the format allows none (mid-tossup, or not at this break)",
     "no_timeouts_left": "a timeout from a team that has used its allowance",
+    "no_timeout": "an undo of a timeout when none was called since the last tossup (the next tossup has started)",
     "no_spares": "a question replaced with no spare question left",
 }
 

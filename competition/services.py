@@ -527,6 +527,13 @@ def call_timeout(
     return moderate(match_id=match_id, command=game.CallTimeout(team_id), now=now, command_id=command_id)
 
 
+def undo_timeout(*, match_id: int, now: float | None = None, command_id: str = "") -> store.Applied:
+    """The moderator takes back the newest timeout of this break (``game.UndoTimeout``), until the
+    next tossup starts: its team gets it back (``timeout_undone``). Raises RuleViolation
+    ``bad_phase`` (not between questions) or ``no_timeout`` (none to undo); nothing is stored then."""
+    return moderate(match_id=match_id, command=game.UndoTimeout(), now=now, command_id=command_id)
+
+
 def rename(
     *, match_id: int, name: str, team_id: int | None = None, player_id: int | None = None
 ) -> store.Applied:

@@ -113,10 +113,11 @@ SNAPSHOT: Schema = _keys(
 
 E = EventName
 EVENTS: dict[str, Schema] = {
-    E.PAUSED: {},
+    E.PAUSED: _keys("at"),
     E.RESUMED: _keys("shift"),
     E.LINEUP_CHANGED: _keys("first_tossup", "player_in", "player_out", "players", "reason", "team_id"),
     E.TIMEOUT_CALLED: _keys("ends_at", "left", "length", "next_tossup_at", "team_id"),
+    E.TIMEOUT_UNDONE: _keys("left", "next_tossup_at", "team_id", "timeout"),
     E.HALFTIME: _keys("half", "timeouts_left", scores=SCORE),
     E.OVERTIME_STARTED: _keys("bonuses", "first_tossup", "tossups", scores=SCORE),
     E.SPEED_CHANGED: _keys("wpm"),

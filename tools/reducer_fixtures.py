@@ -73,6 +73,7 @@ from competition.game import (
     TeamSpec,
     Tick,
     Undo,
+    UndoTimeout,
     apply,
     event_audiences,
     new_match,
@@ -457,7 +458,8 @@ def lineups_and_periods() -> Recorder:
     r = Recorder(
         "lineups_and_periods",
         "NAQT's format with one player a team, one-tossup halves and sudden death: the initial lineup set "
-        "in the lobby, halftime, a timeout and a substitution at halftime, a bot joining a full team (the "
+        "in the lobby, halftime, a timeout paused and resumed (its countdown stands still), undone (a "
+        "mis-click) and called again, a substitution at halftime, a bot joining a full team (the "
         "bench), regulation ending tied, an overtime tossup answered without a bonus ends the match.",
         state,
         ["moderator", "all", f"player:{ANN}", f"player:{ABE}", f"player:{ROBO}", "player:41"],
@@ -470,6 +472,12 @@ def lineups_and_periods() -> Recorder:
     r.check("halftime")
     r.do(CallTimeout(TEAM_B), 3, "timeout_called")
     r.check("timeout")
+    r.do(Pause(), 3.2, "paused")
+    r.check("timeout paused")
+    r.do(Resume(), 3.5, "resumed")
+    r.do(UndoTimeout(), 3.6, "timeout_undone")
+    r.check("timeout undone")
+    r.do(CallTimeout(TEAM_B), 3.8, "timeout_called")
     r.do(Substitute(TEAM_A, ABE, ANN), 4, "lineup_changed")
     r.do(SeatPlayer(41, TEAM_BOT, "late bot", "bot", "heavy"), 4.5, "player_joined")
     r.do(Next(), 5, "tossup_started")

@@ -55,6 +55,7 @@ from .commands import (
     Substitute,
     Tick,
     Undo,
+    UndoTimeout,
 )
 from .corrections import MAX_REASON, PART_CORRECTIONS, TOSSUP_CORRECTIONS
 from .events import EventName
@@ -163,6 +164,7 @@ __all__ = [
     "TossupRun",
     "TossupSpec",
     "Undo",
+    "UndoTimeout",
     "WinningBuzz",
     "active_players",
     "apply",

@@ -1,7 +1,9 @@
 """The match clock: the pending deadlines (``MatchState.next_deadline``), pause, resume and reading speed.
 
 Deadlines are stored as absolute times (seconds since the epoch); a pause shifts them all by the
-paused duration on resume, so nothing falls due while the clock is stopped."""
+paused duration on resume, so nothing falls due while the clock is stopped. A timeout running
+between questions (``MatchState.periods``) is a deadline too: its ``ends_at`` moves with them, so
+its countdown stops while paused and goes on with the time it had left."""
 
 from __future__ import annotations
 
@@ -70,10 +72,12 @@ def pause(st: MatchState, now: float, ev: list[Event]) -> None:
     """Stop the clock at ``now``. Raises RuleViolation unless the match is running and not paused."""
     require_running(st)
     st.paused, st.paused_at = True, now
-    ev.append(Paused().event())
+    ev.append(Paused(now).event())
 
 
 def resume(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Restart the clock: every pending deadline (a running timeout's end included) moves by the
+    paused duration. Raises RuleViolation ``not_paused``."""
     if not st.paused or st.paused_at is None:
         raise RuleViolation("not_paused")
     shift = now - st.paused_at
@@ -91,7 +95,24 @@ def resume(st: MatchState, now: float, ev: list[Event]) -> None:
     if st.bonus is not None:
         st.bonus.deadline = _shifted(st.bonus.deadline, shift)
     st.between_deadline = _shifted(st.between_deadline, shift)
+    _shift_timeouts(st, shift)
     ev.append(Resumed(shift).event())
+
+
+def _shift_timeouts(st: MatchState, shift: float) -> None:
+    """Move the running timeout's end, and its break's timeout records (``ends_at`` and the next
+    tossup's time before each, ``before``), by ``shift`` (``periods``: plain JSON, replaced)."""
+    current = st.periods.get("timeout")
+    if current is None:
+        return
+    records = [
+        {**r, "ends_at": r["ends_at"] + shift, "before": _shifted(r.get("before"), shift)}
+        if r["after"] == st.tossup_index
+        else r
+        for r in st.periods.get("timeouts", [])
+    ]
+    current = {**current, "ends_at": current["ends_at"] + shift}
+    st.periods = {**st.periods, "timeouts": records, "timeout": current}
 
 
 def _shifted(at: float | None, shift: float) -> float | None:

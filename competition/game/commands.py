@@ -306,6 +306,13 @@ class CallTimeout:
     team_id: int
 
 
+@dataclass(frozen=True)
+class UndoTimeout:
+    """Moderator: take back the newest timeout of this break (a mis-click): its team gets it back
+    and the next tossup is due when it was before the timeout; allowed until that tossup starts,
+    paused included (``periods.undo_timeout``)."""
+
+
 # -- spares (competition.game.spares) and the full-scoresheet review (competition.game.review) --
 
 
@@ -364,6 +371,7 @@ Command = (
     | End
     | Substitute
     | CallTimeout
+    | UndoTimeout
     | ReplaceQuestion
     | ReviewRuling
 )

@@ -75,6 +75,7 @@ class EventName(StrEnum):
     )
     LINEUP_CHANGED = "lineup_changed"
     TIMEOUT_CALLED = "timeout_called"
+    TIMEOUT_UNDONE = "timeout_undone"
     HALFTIME = "halftime"
     OVERTIME_STARTED = "overtime_started"
     QUESTION_REPLACED = "question_replaced"
@@ -102,14 +103,16 @@ class Payload(Record):
 
 @dataclass(frozen=True, slots=True)
 class Paused(Payload):
-    """The clock stopped: no word, answer window or deadline runs until ``resumed``."""
+    """The clock stopped at ``at``: no word, answer window, timeout or deadline runs until
+    ``resumed`` (a countdown shows what was left at ``at``)."""
 
     EVENT = EventName.PAUSED
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
 class Resumed(Payload):
-    """``shift``: seconds every pending deadline moved by."""
+    """``shift``: seconds every pending deadline (a running timeout's ``ends_at`` included) moved by."""
 
     EVENT = EventName.RESUMED
     shift: float
@@ -703,6 +706,21 @@ class TimeoutCalled(Payload):
     length: float
     ends_at: float
     left: int
+    next_tossup_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TimeoutUndone(Payload):
+    """Team ``team_id``'s timeout, the newest of this break, was taken back (a mis-click): it has
+    ``left`` timeouts left again; ``timeout``: the timeout running now, as the views'
+    ``periods.timeout`` show it (another team's, called earlier this break), else None;
+    ``next_tossup_at``: when the next tossup now starts, as it was before the timeout (not
+    before now; None: on the moderator's Next)."""
+
+    EVENT = EventName.TIMEOUT_UNDONE
+    team_id: int
+    left: int
+    timeout: dict[str, Any] | None
     next_tossup_at: float | None
 
 

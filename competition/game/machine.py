@@ -53,13 +53,14 @@ from .commands import (
     Substitute,
     Tick,
     Undo,
+    UndoTimeout,
 )
 from .corrections import adjust, correct_ruling, mark_protest, replay_tossup, undo
 from .flow import add_team, end_match, next_tossup, rename, seat_player, set_pace, start_match, start_tossup
 from .guards import require_running
 from .hybrid import confirm_buzz, delegate
 from .lineups import substitute
-from .periods import call_timeout
+from .periods import call_timeout, undo_timeout
 from .proposals import expire_proposal
 from .review import review_ruling
 from .ruling import apply_rule, rule_tossup, take_answer
@@ -138,6 +139,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             substitute(st, cmd, ev)
         case CallTimeout():
             call_timeout(st, cmd, now, ev)
+        case UndoTimeout():
+            undo_timeout(st, now, ev)
         case End():
             if st.status == MatchStatus.ENDED:
                 raise RuleViolation("bad_phase", "match already ended")

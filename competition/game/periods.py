@@ -2,9 +2,16 @@
 
 ``MatchState.periods`` (plain JSON, replaced, never mutated): ``half`` (1, then 2 from halftime),
 ``overtime`` (True once regulation ended tied), ``break`` (the break between questions now:
-"halftime", "before_overtime" or ""), ``timeouts`` (every timeout called: ``{"team_id",
-"after", "half", "at", "ends_at"}``, ``after`` being the 0-based tossup it followed) and
-``timeout`` (the one running this break: ``{"team_id", "length", "ends_at"}``, else None).
+"halftime", "before_overtime" or ""), ``timeouts`` (every timeout called and not undone:
+``{"team_id", "after", "half", "at", "ends_at", "before"}``, ``after`` being the 0-based tossup
+it followed, ``before`` when the next tossup was due before it, None: on Next) and ``timeout``
+(the one running this break: ``{"team_id", "length", "ends_at"}``, else None). A pause stops a
+timeout's countdown: resuming moves ``ends_at`` (and ``before``) by the paused time
+(``clock.resume``); the views show what is left while paused (``remaining``).
+
+A called timeout may be undone (:func:`undo_timeout`) until the next tossup starts, whether its
+countdown is still running or over, paused or not: the team gets it back and the next tossup is
+due when it was before the timeout. A substitution made during it stands (as logged).
 
 With ``preset.tossups_per_half`` = H, regulation is the packet's first 2H tossups: halftime
 comes after tossup H (its bonus included). A tie for the lead after tossup 2H sends the match to
@@ -23,7 +30,7 @@ from typing import Any
 from competition.vocabulary import MatchStatus, Phase
 
 from .commands import CallTimeout, Event, RuleViolation
-from .events import Halftime, OvertimeStarted, TimeoutCalled
+from .events import Halftime, OvertimeStarted, TimeoutCalled, TimeoutUndone
 from .guards import require_running, score_table
 from .state import MatchState
 
@@ -70,10 +77,22 @@ def timeouts_left(st: MatchState) -> dict[str, int]:
     return {str(t.team_id): max(preset.timeouts - used.get(str(t.team_id), 0), 0) for t in st.teams}
 
 
+def timeout_view(st: MatchState) -> dict[str, Any] | None:
+    """The running timeout as the views show it: ``{"team_id", "length", "ends_at", "remaining"}``,
+    ``remaining`` being the seconds it had left when the clock was paused (None while it runs;
+    ``ends_at`` moves by the paused time on resume), else None."""
+    current = st.periods.get("timeout")
+    if current is None:
+        return None
+    paused_at = st.paused_at if st.paused else None
+    remaining = None if paused_at is None else max(0.0, current["ends_at"] - paused_at)
+    return {**{k: current[k] for k in ("team_id", "length", "ends_at")}, "remaining": remaining}
+
+
 def periods_view(st: MatchState) -> dict[str, Any]:
     """The views' ``periods``: ``half``, ``overtime``, ``tossups_per_half``, the allowance
     (``timeouts`` per ``timeouts_per``), ``timeouts_left``,
-    ``timeout`` (the running one or None) and the preset's ``timeout_seconds``."""
+    ``timeout`` (the running one, :func:`timeout_view`, or None) and the preset's ``timeout_seconds``."""
     return {
         "half": half(st),
         "overtime": bool(st.periods.get("overtime")),
@@ -81,7 +100,7 @@ def periods_view(st: MatchState) -> dict[str, Any]:
         "timeouts": st.config.preset.timeouts,
         "timeouts_per": st.config.preset.timeouts_per,
         "timeouts_left": timeouts_left(st),
-        "timeout": st.periods.get("timeout"),
+        "timeout": timeout_view(st),
         "timeout_seconds": st.config.preset.timeout_seconds,
     }
 
@@ -144,6 +163,7 @@ def call_timeout(st: MatchState, cmd: CallTimeout, now: float, ev: list[Event]) 
         raise RuleViolation("no_timeouts_left", f"this team has no timeout left this {per}")
     length = float(st.config.preset.timeout_seconds)
     ends_at = now + length
+    before = st.between_deadline
     if st.between_deadline is not None:
         st.between_deadline = max(st.between_deadline, ends_at)
     called = {
@@ -152,7 +172,38 @@ def call_timeout(st: MatchState, cmd: CallTimeout, now: float, ev: list[Event]) 
         "half": half(st),
         "at": now,
         "ends_at": ends_at,
+        "before": before,
     }
     current = {"team_id": cmd.team_id, "length": length, "ends_at": ends_at}
     st.periods = {**st.periods, "timeouts": [*st.periods.get("timeouts", []), called], "timeout": current}
     ev.append(TimeoutCalled(cmd.team_id, length, ends_at, left - 1, st.between_deadline).event())
+
+
+def undo_timeout(st: MatchState, now: float, ev: list[Event]) -> None:
+    """Take back the newest timeout of this break (a moderator's mis-click), until the next tossup
+    starts (its countdown running or over, paused or not): its team gets it back; the timeout
+    called before it this break (another team's), if any, is the running one again; the next
+    tossup is due when it was before the undone timeout, or now if that has passed (never later
+    than it is due now: a pace changed meanwhile stands). Refuses ``bad_phase`` (the match not
+    running, or not between questions) and ``no_timeout`` (none called this break, or the next
+    tossup has started)."""
+    if st.status != MatchStatus.RUNNING or st.phase != Phase.BETWEEN:
+        raise RuleViolation("bad_phase", "a timeout is undone only between questions, before the next tossup")
+    records = list(st.periods.get("timeouts", []))
+    if st.periods.get("timeout") is None or not records or records[-1]["after"] != st.tossup_index:
+        raise RuleViolation("no_timeout", "no timeout to undo: none was called since the last tossup")
+    undone = records.pop()
+    earlier = [r for r in records if r["after"] == st.tossup_index]
+    current = None
+    if earlier:
+        last = earlier[-1]
+        length = float(st.config.preset.timeout_seconds)
+        current = {"team_id": last["team_id"], "length": length, "ends_at": last["ends_at"]}
+    st.periods = {**st.periods, "timeouts": records, "timeout": current}
+    before = undone.get("before")
+    if before is not None and st.between_deadline is not None:
+        reference = st.paused_at if st.paused and st.paused_at is not None else now
+        st.between_deadline = min(st.between_deadline, max(before, reference))
+    team_id = undone["team_id"]
+    left = timeouts_left(st)[str(team_id)]
+    ev.append(TimeoutUndone(team_id, left, timeout_view(st), st.between_deadline).event())

@@ -294,7 +294,14 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             v["lineups"][str(d["team_id"])] = list(d["players"])
         case EventName.TIMEOUT_CALLED:
             v["periods"]["timeouts_left"][str(d["team_id"])] = d["left"]
-            v["periods"]["timeout"] = {k: d[k] for k in ("team_id", "length", "ends_at")}
+            v["periods"]["timeout"] = {
+                **{k: d[k] for k in ("team_id", "length", "ends_at")},
+                "remaining": None,
+            }
+            v["next_tossup_at"] = d["next_tossup_at"]
+        case EventName.TIMEOUT_UNDONE:
+            v["periods"]["timeouts_left"][str(d["team_id"])] = d["left"]
+            v["periods"]["timeout"] = None if d["timeout"] is None else dict(d["timeout"])
             v["next_tossup_at"] = d["next_tossup_at"]
         case EventName.HALFTIME:
             v["periods"].update(half=d["half"], timeouts_left=dict(d["timeouts_left"]), timeout=None)
@@ -459,8 +466,15 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             v["phase"] = Phase.BETWEEN
         case EventName.PAUSED:
             v["paused"] = True
+            running = v["periods"]["timeout"]
+            # A running timeout's countdown stops with what it had left (logs older than ``at``: not shown).
+            if running is not None and d.get("at") is not None:
+                running["remaining"] = max(0.0, running["ends_at"] - d["at"])
         case EventName.RESUMED:
             v["paused"] = False
+            running = v["periods"]["timeout"]
+            if running is not None:
+                running.update(ends_at=running["ends_at"] + d["shift"], remaining=None)
             if t is not None and t["buzz"] is not None and t["buzz"]["answer_deadline"] is not None:
                 t["buzz"]["answer_deadline"] += d["shift"]
             if b is not None and b["answer_deadline"] is not None:

@@ -1,4 +1,4 @@
-"""The moderator's substitute and timeout commands over the websocket (real consumer, Redis layer
+"""The moderator's substitute, timeout and undo-timeout commands over the websocket (real consumer, Redis layer
 and database): acked and broadcast as events, or refused with the engine's code and nothing stored."""
 
 from __future__ import annotations
@@ -46,5 +46,13 @@ async def test_a_timeout_and_a_substitution_from_the_moderators_socket() -> None
     assert ack["type"] == "ack"
     changed, _ = await until(watcher, is_event("lineup_changed"))
     assert changed["data"]["players"] == red_seats[1:] and changed["data"]["reason"] == "own_timeout"
+    # A mis-click taken back: Red has its timeout again (the substitution stands).
+    assert (await send(4, name="undo_timeout"))["type"] == "ack"
+    undone, _ = await until(watcher, is_event("timeout_undone"))
+    assert undone["data"]["team_id"] == red["team_id"] and undone["data"]["left"] == 1
+    before = await head_seq(match)
+    error = await send(5, name="undo_timeout")
+    assert error["type"] == "error" and error["code"] == "no_timeout"
+    assert await head_seq(match) == before
     await moderator.disconnect()
     await watcher.disconnect()

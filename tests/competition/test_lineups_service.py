@@ -85,3 +85,26 @@ def test_substitutions_and_timeouts_through_the_services_and_the_qbj_export() ->
     ]
     blue_qbj = m["match_teams"][1]
     assert [p["tossups_heard"] for p in blue_qbj["match_players"]] == [3]
+
+
+def test_a_timeout_undone_and_paused_through_the_services() -> None:
+    match = make_match(bots=False, n_tossups=3, n_bonuses=3, config={"auto_advance": False})
+    blue = match.teams.get(name="Blue")
+    run(match, game.Start(), 0)
+    assert refused(lambda: services.undo_timeout(match_id=match.id, now=T0 + 1), match) == "bad_phase"
+    run(match, game.Skip(), 2)
+    assert refused(lambda: services.undo_timeout(match_id=match.id, now=T0 + 3), match) == "no_timeout"
+    services.call_timeout(match_id=match.id, team_id=blue.id, now=T0 + 4)  # naqt: one of 30 s a game
+    services.moderate(match_id=match.id, command=game.Pause(), now=T0 + 10)  # 24 s left
+    shown = selectors.load_state(match.id)
+    assert game.view(shown, "all")["periods"]["timeout"]["remaining"] == 24.0
+    services.moderate(match_id=match.id, command=game.Resume(), now=T0 + 20)
+    assert selectors.load_state(match.id).periods["timeout"]["ends_at"] == T0 + 44  # 24 s from the resume
+    services.undo_timeout(match_id=match.id, now=T0 + 21)
+    undone = MatchEvent.objects.get(match=match, event=EventName.TIMEOUT_UNDONE).payload
+    assert undone == {"team_id": blue.id, "left": 1, "timeout": None, "next_tossup_at": None}
+    periods = game.view(selectors.load_state(match.id), "all")["periods"]
+    assert periods["timeout"] is None and periods["timeouts_left"][str(blue.id)] == 1
+    assert refused(lambda: services.undo_timeout(match_id=match.id, now=T0 + 22), match) == "no_timeout"
+    run(match, game.Next(), 23)  # the moderator advances, as before the timeout
+    assert selectors.load_state(match.id).tossup_index == 1

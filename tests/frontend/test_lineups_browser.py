@@ -2,8 +2,8 @@
 team, substitutions at halftime, before overtime and during a timeout, one 30-second timeout a game)
 the moderator at 1366×768 sees who plays and who sits on the bench, is refused a substitution
 mid-tossup, calls a timeout between tossups and substitutes during it; the projector shows the
-timeout with its countdown and the timeouts left (a two-tossup match has no halves); the same
-dashboard on a tablet. Screenshots: ``tests.support.browser.shots_dir``."""
+timeout with its countdown and the timeouts left (a two-tossup match has no halves); the moderator
+undoes the timeout from the keyboard: it is Team A's again and the projector drops it; the same dashboard on a tablet. Screenshots: ``tests.support.browser.shots_dir``."""
 
 from __future__ import annotations
 
@@ -105,6 +105,15 @@ def test_a_substitution_and_a_timeout_from_the_dashboard_reach_the_projector(roo
         mod.locator("#lineups").scroll_into_view_if_needed()
         mod.screenshot(path=str(shots_dir() / "tournament_lineups_1366.png"))
         proj.screenshot(path=str(shots_dir() / "tournament_timeout_projector.png"))
+
+        # A mis-click taken back from the keyboard: Team A has its timeout again, on both screens.
+        undo = mod.get_by_role("button", name="Undo timeout (Team A)")
+        undo.focus()
+        mod.keyboard.press("Enter")
+        expect(undo).to_be_hidden()
+        expect(mod.locator("#log")).to_contain_text("UNDONE timeout of Team A (1 left)")
+        expect(mod.locator("#lineup-periods .timeouts-left[data-team]").first).to_have_text("Team A 1")
+        expect(proj.locator("#periods")).to_be_empty()  # as before the timeout: none used, no halves
 
         # The same desk on a tablet.
         desk = browser.new_context(viewport=IPAD, has_touch=True).new_page()

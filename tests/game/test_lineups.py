@@ -14,11 +14,14 @@ from competition.game import (
     MatchConfig,
     MatchState,
     Next,
+    Pause,
+    Resume,
     Rule,
     SeatPlayer,
     Skip,
     Start,
     Substitute,
+    UndoTimeout,
     active_players,
     apply_event,
     event_audiences,
@@ -188,7 +191,7 @@ def test_timeouts_between_questions_within_the_allowance() -> None:
     assert d.last(EventName.LINEUP_CHANGED).data["reason"] == "other_timeout"
     shown = view(d.state, Audience.ALL)["periods"]
     assert shown["timeouts_left"] == {str(TEAM_A): 1, str(TEAM_B): 0, str(TEAM_BOT): 1}
-    assert shown["timeout"] == {"team_id": TEAM_B, "length": 30.0, "ends_at": at + 30}
+    assert shown["timeout"] == {"team_id": TEAM_B, "length": 30.0, "ends_at": at + 30, "remaining": None}
     follow_views(d, Next(), at + 3)  # the moderator may end it early
     assert view(d.state, Audience.ALL)["periods"]["timeout"] is None
 
@@ -222,6 +225,125 @@ def test_timeouts_per_half_are_renewed_at_halftime() -> None:
     assert half["timeouts_left"][str(TEAM_A)] == 1
     d.do(CallTimeout(TEAM_A), now(d))
     assert refused(d, CallTimeout(TEAM_A), now(d)) == "no_timeouts_left"
+
+
+def paced(between_questions: float = 5.0, timeouts: int = 1, **fmt: Any) -> Driver:
+    """Three tossups, the next one ``between_questions`` s after a question, ``timeouts`` 20 s
+    timeouts a game; tossup 0 skipped at T0 + 1: between questions, the next due at T0 + 6."""
+    base = make_state(tossups=3, bonuses=3, between_questions=between_questions)
+    preset = replace(load_preset("naqt"), timeouts=timeouts, timeout_seconds=20.0, **fmt)
+    d = Driver(
+        new_match(replace(base.config, preset=preset), base.teams, base.players, base.tossups, base.bonuses)
+    )
+    d.do(Start(), T0)
+    d.do(Skip(), T0 + 1)
+    return d
+
+
+def test_an_undone_timeout_gives_the_team_its_timeout_back_and_the_next_tossup_its_time() -> None:
+    d = paced()
+    follow_views(d, CallTimeout(TEAM_A), T0 + 2)
+    assert d.state.between_deadline == T0 + 22
+    follow_views(d, UndoTimeout(), T0 + 3)
+    assert d.last(EventName.TIMEOUT_UNDONE).data == {
+        "team_id": TEAM_A,
+        "left": 1,
+        "timeout": None,
+        "next_tossup_at": T0 + 6,
+    }
+    shown = view(d.state, Audience.ALL)
+    assert shown["periods"]["timeout"] is None and shown["periods"]["timeouts_left"][str(TEAM_A)] == 1
+    assert shown["next_tossup_at"] == T0 + 6 and d.state.periods["timeouts"] == []
+    d.run_until(T0 + 6)  # the next tossup starts when it was due before the timeout
+    assert d.state.phase == Phase.READING and d.state.tossup_index == 1
+    assert d.last(EventName.TOSSUP_STARTED).data["index"] == 1
+    # The team has its timeout again: it may call it at the next break.
+    d.do(Skip(), T0 + 7)
+    d.do(CallTimeout(TEAM_A), T0 + 8)
+    assert d.last(EventName.TIMEOUT_CALLED).data["left"] == 0
+
+
+def test_an_undo_after_the_tossup_was_due_starts_it_now() -> None:
+    d = paced()
+    d.do(CallTimeout(TEAM_A), T0 + 2)
+    events = d.do(UndoTimeout(), T0 + 10)  # without the timeout it would have started at T0 + 6
+    assert d.types(events)[:3] == [
+        EventName.TIMEOUT_UNDONE,
+        EventName.TOSSUP_STARTED,
+        EventName.TOSSUP_ANSWER,
+    ]
+    assert d.last(EventName.TIMEOUT_UNDONE).data["next_tossup_at"] == T0 + 10
+    words = d.last(EventName.WORDS).data  # its first word now, none read in the past
+    assert words["revealed_at"] == T0 + 10 and len(words["words"]) == 1
+
+
+def test_an_undo_gives_back_the_earlier_timeout_of_the_break() -> None:
+    d = paced()
+    d.do(CallTimeout(TEAM_A), T0 + 2)  # ends at T0 + 22
+    d.do(CallTimeout(TEAM_B), T0 + 4)  # ends at T0 + 24
+    follow_views(d, UndoTimeout(), T0 + 5)
+    undone = d.last(EventName.TIMEOUT_UNDONE).data
+    assert undone["team_id"] == TEAM_B and undone["left"] == 1 and undone["next_tossup_at"] == T0 + 22
+    assert undone["timeout"] == {"team_id": TEAM_A, "length": 20.0, "ends_at": T0 + 22, "remaining": None}
+    follow_views(d, UndoTimeout(), T0 + 5.5)  # A's too: the next tossup is due as before both
+    assert d.last(EventName.TIMEOUT_UNDONE).data == {
+        "team_id": TEAM_A,
+        "left": 1,
+        "timeout": None,
+        "next_tossup_at": T0 + 6,
+    }
+    assert refused(d, UndoTimeout(), T0 + 5.5) == "no_timeout"
+
+
+def test_a_timeout_is_undone_only_until_the_next_tossup_starts() -> None:
+    d = match(timeouts=1, timeout_seconds=30.0)
+    assert refused(d, UndoTimeout(), T0) == "bad_phase"  # the lobby
+    d.do(Start(), T0)
+    assert refused(d, UndoTimeout(), now(d)) == "bad_phase"  # mid-tossup
+    skip_question(d)
+    assert refused(d, UndoTimeout(), now(d)) == "no_timeout"  # none called this break
+    at = now(d)
+    d.do(CallTimeout(TEAM_A), at)
+    d.run_until(at + 40)  # its countdown is over; the moderator has not pressed Next
+    follow_views(d, UndoTimeout(), at + 40)  # still this break: it may be taken back
+    assert d.last(EventName.TIMEOUT_UNDONE).data["left"] == 1
+    d.do(CallTimeout(TEAM_A), at + 41)
+    d.do(Next(), at + 42)  # play moved on: the timeout stands
+    assert refused(d, UndoTimeout(), at + 43) == "bad_phase"
+    skip_question(d)
+    assert refused(d, UndoTimeout(), now(d)) == "no_timeout"  # the last break's timeout is not this one's
+    assert view(d.state, Audience.ALL)["periods"]["timeouts_left"][str(TEAM_A)] == 0
+
+
+def test_a_pause_stops_the_timeout_countdown_and_resume_goes_on_with_what_was_left() -> None:
+    d = paced()
+    follow_views(d, CallTimeout(TEAM_A), T0 + 2)  # ends at T0 + 22
+    follow_views(d, Pause(), T0 + 12)  # 10 s left
+    assert d.last(EventName.PAUSED).data == {"at": T0 + 12}
+    running = view(d.state, Audience.ALL)["periods"]["timeout"]
+    assert running == {"team_id": TEAM_A, "length": 20.0, "ends_at": T0 + 22, "remaining": 10.0}
+    d.run_until(T0 + 100)  # nothing falls due while paused
+    assert d.state.phase == Phase.BETWEEN
+    follow_views(d, Resume(), T0 + 100)
+    running = view(d.state, Audience.ALL)["periods"]["timeout"]
+    assert running == {"team_id": TEAM_A, "length": 20.0, "ends_at": T0 + 110, "remaining": None}
+    assert d.state.periods["timeouts"][0]["ends_at"] == T0 + 110
+    d.run_until(T0 + 109)
+    assert d.state.phase == Phase.BETWEEN
+    d.run_until(T0 + 110)  # the 10 s left ran out: the next tossup starts
+    assert d.state.phase == Phase.READING and d.state.tossup_index == 1
+
+
+def test_a_timeout_undone_while_paused_resumes_the_break_as_before() -> None:
+    d = paced()
+    d.do(CallTimeout(TEAM_A), T0 + 2)
+    d.do(Pause(), T0 + 4)  # the next tossup was due at T0 + 6: 2 s left
+    follow_views(d, UndoTimeout(), T0 + 30)
+    assert d.last(EventName.TIMEOUT_UNDONE).data["next_tossup_at"] == T0 + 6
+    d.do(Resume(), T0 + 50)  # 2 s of the break left, as when the clock stopped
+    assert d.state.between_deadline == T0 + 52 and d.state.phase == Phase.BETWEEN
+    d.run_until(T0 + 52)
+    assert d.state.phase == Phase.READING and d.state.tossup_index == 1
 
 
 # -- halves and overtime ------------------------------------------------------------------

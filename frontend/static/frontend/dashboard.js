@@ -114,6 +114,7 @@ function describe(type, d) {
     case "team_added": return `team ${d.name} added`;
     case "lineup_changed": return `${teamName(m, d.team_id)} lineup (${d.reason.replace("_", " ")}): ${d.player_in != null ? `${player(d.player_in)} in` : ""}${d.player_in != null && d.player_out != null ? ", " : ""}${d.player_out != null ? `${player(d.player_out)} out` : ""}`;
     case "timeout_called": return `timeout: ${teamName(m, d.team_id)} (${d.length} s, ${d.left} left)`;
+    case "timeout_undone": return `UNDONE timeout of ${teamName(m, d.team_id)} (${d.left} left)`;
     case "halftime": return "halftime";
     case "overtime_started": return "tied after regulation: OVERTIME";
     case "paused": return "paused";
@@ -148,6 +149,7 @@ const LOG_KINDS = {
   buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz", buzz_proposed: "buzz",
   buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
   ruling_undone: "correction", ruling_corrected: "correction", question_replaced: "correction", ruling_reviewed: "correction", tossup_replayed: "correction", points_adjusted: "correction",
+  timeout_undone: "correction",
   protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
   tossup_started: "start", bonus_started: "start",
 };

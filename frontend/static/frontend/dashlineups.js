@@ -1,9 +1,10 @@
 // The dashboard's "Lineups and timeouts" card: each team's players in play and on the bench, a
 // substitution (who comes in, who goes out) and the team's timeout button, with the half, OVERTIME
-// and a running timeout above. Commands go through the dashboard's socket (`substitute`, `timeout`;
+// and a running timeout above, and "Undo timeout" (a mis-click) until the next tossup starts.
+// Commands go through the dashboard's socket (`substitute`, `timeout`, `undo_timeout`;
 // the engine refuses what the preset does not allow, e.g. a substitution mid-tossup, and the
 // dashboard shows the refusal). The model is match.js's (lineups, periods, playersPerTeam).
-import { escapeHtml } from "./match.js";
+import { escapeHtml, teamName } from "./match.js";
 import { periodsHtml } from "./periods.js";
 
 let root = null;
@@ -15,9 +16,13 @@ export function initLineups(el, send, clockOffset) {
   root = el;
   offset = clockOffset;
   root.addEventListener("click", (ev) => {
-    const btn = ev.target.closest("button[data-timeout], button[data-substitute]");
+    const btn = ev.target.closest("button[data-timeout], button[data-substitute], button[data-undo-timeout]");
     if (!btn || !current) return;
     btn.blur();
+    if (btn.dataset.undoTimeout) {
+      send("undo_timeout", {});
+      return;
+    }
     if (btn.dataset.timeout) {
       send("timeout", { team_id: Number(btn.dataset.timeout) });
       return;
@@ -78,5 +83,10 @@ export function renderLineups(m) {
     btn.disabled = !between || left <= 0;
     btn.textContent = `Timeout (${left} left)`;
   }
+  // The newest timeout of this break can be taken back until the next tossup starts (paused too).
+  const undo = root.querySelector("#undo-timeout");
+  const running = m.status === "running" && m.phase === "between" && m.periods.timeout;
+  undo.hidden = !running;
+  if (running) undo.textContent = `Undo timeout (${teamName(m, m.periods.timeout.team_id)})`;
   root.querySelector("#lineup-help").hidden = open;
 }

@@ -350,7 +350,12 @@ export function applyEvent(m, type, d) {
       break;
     case "timeout_called":
       m.periods.timeoutsLeft[String(d.team_id)] = d.left;
-      m.periods.timeout = { team_id: d.team_id, length: d.length, ends_at: d.ends_at };
+      m.periods.timeout = { team_id: d.team_id, length: d.length, ends_at: d.ends_at, remaining: null };
+      m.nextTossupAt = d.next_tossup_at ?? null;
+      break;
+    case "timeout_undone": // taken back: the team has it again, the next tossup is due as before it
+      m.periods.timeoutsLeft[String(d.team_id)] = d.left;
+      m.periods.timeout = d.timeout ? { ...d.timeout } : null;
       m.nextTossupAt = d.next_tossup_at ?? null;
       break;
     case "halftime":
@@ -485,11 +490,16 @@ export function applyEvent(m, type, d) {
       if (b) Object.assign(b, { ended: true, points: d.points, pending: null, answer_deadline: null });
       m.phase = "between";
       break;
-    case "paused":
+    case "paused": // a running timeout's countdown stops with what it had left
       m.paused = true;
+      if (m.periods.timeout && d.at != null) m.periods.timeout.remaining = Math.max(0, m.periods.timeout.ends_at - d.at);
       break;
     case "resumed": // every pending deadline moved by the pause
       m.paused = false;
+      if (m.periods.timeout) {
+        m.periods.timeout.ends_at += d.shift;
+        m.periods.timeout.remaining = null;
+      }
       if (t && t.buzz && t.buzz.answer_deadline !== null) t.buzz.answer_deadline += d.shift;
       if (t) for (const p of t.proposals) p.deadline += d.shift;
       if (b && b.answer_deadline !== null) b.answer_deadline += d.shift;

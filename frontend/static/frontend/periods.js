@@ -11,10 +11,12 @@ export function periodLabel(m) {
   return p.half >= 2 ? "2nd half" : "1st half";
 }
 
-/** Seconds left in the running timeout (server clock via `offset`), or null. */
+/** Seconds left in the running timeout (server clock via `offset`), or null; while the match is
+ * paused, what it had left when the clock stopped (`remaining`: the countdown stands still). */
 export function timeoutLeft(m, offset = 0) {
   const t = m.periods.timeout;
   if (!t || m.status !== "running") return null;
+  if (m.paused && t.remaining != null) return Math.max(0, Math.ceil(t.remaining));
   return Math.max(0, Math.ceil(t.ends_at - (Date.now() / 1000 + offset)));
 }
 
@@ -26,7 +28,7 @@ export function periodsHtml(m, offset = 0) {
   if (label) parts.push(`<span class="period${p.overtime ? " overtime" : ""}" data-period="${p.overtime ? "overtime" : p.half}">${label}</span>`);
   const left = timeoutLeft(m, offset);
   if (left !== null) {
-    parts.push(`<span class="timeout-running" role="status">Timeout: ${escapeHtml(teamName(m, p.timeout.team_id))} · ${left} s</span>`);
+    parts.push(`<span class="timeout-running" role="status">Timeout: ${escapeHtml(teamName(m, p.timeout.team_id))} · ${left} s${m.paused ? " (paused)" : ""}</span>`);
   }
   if (p.timeouts > 0) {
     const per = p.timeoutsPer === "half" ? " this half" : "";
