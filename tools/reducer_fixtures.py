@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from competition.game import (
+    AddBuzz,
     AddTeam,
     Adjust,
     Answer,
@@ -91,6 +92,7 @@ RESYNC_EVENTS = frozenset(
         EventName.RULING_CORRECTED,
         EventName.QUESTION_REPLACED,
         EventName.RULING_REVIEWED,
+        EventName.BUZZ_ADDED,
     }
 )
 
@@ -488,7 +490,8 @@ def spares_and_review() -> Recorder:
         "spares_and_review",
         "A bonus thrown out after a part was ruled and replaced by a spare for the same team; a "
         "tossup thrown out while a neg stood, its spare read next; then the scoresheet reviewed: "
-        "the first tossup credited to another seat (by the control desk), then ruled wrong.",
+        "the first tossup credited to another seat (by the control desk), then ruled wrong; after "
+        "the end, a buzz the moderator missed added to the last tossup.",
         match(tossups=3, bonuses=3, collection_window=0.0, auto_advance=False),
         ["moderator", "all", f"player:{ANN}", f"player:{BEA}"],
     )
@@ -525,6 +528,7 @@ def spares_and_review() -> Recorder:
     r.do(ReviewRuling(0, "it was abe who buzzed", player_id=ABE, by="organiser:td"), 21, "ruling_reviewed")
     r.do(ReviewRuling(0, "the answer was wrong", ruling="wrong", by="moderator"), 22, "ruling_reviewed")
     r.do(End(), 23, "match_ended")
+    r.do(AddBuzz(3, ANN, "correct", "the reader missed ann", 1, by="organiser:td"), 24, "buzz_added")
     return r
 
 

@@ -79,6 +79,7 @@ class EventName(StrEnum):
     OVERTIME_STARTED = "overtime_started"
     QUESTION_REPLACED = "question_replaced"
     RULING_REVIEWED = "ruling_reviewed"
+    BUZZ_ADDED = "buzz_added"
 
 
 class Payload(Record):
@@ -773,6 +774,31 @@ class RulingReviewed(Payload):
     ruling: str
     points_before: int
     points: int
+    reason: str
+    by: str
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzAdded(Payload):
+    """A buzz missed during play, added to the scoresheet by ``by`` for ``reason``: the new
+    ruling at ``history_index`` (appended to ``history``) on tossup ``tossup_index``, as a
+    ``buzz_ruled`` would have recorded it (``guess``/``verdict`` empty; ``fully_read``: the buzz
+    came after the question ended). It earns no bonus (none was read). Later buzzes of the
+    tossup whose neg depended on it follow as ``ruling_reviewed`` (ruling unchanged)."""
+
+    EVENT = EventName.BUZZ_ADDED
+    history_index: int
+    tossup_index: int
+    question_id: int
+    player_id: int
+    team_id: int
+    ruling: str
+    points: int
+    token_index: int
+    token_count: int
+    fully_read: bool
+    at: float
     reason: str
     by: str
     scores: dict[str, int]
