@@ -758,7 +758,9 @@ class RulingReviewed(Payload):
     ``reason``: a tossup buzz (``bonus_id``/``part`` null) or a bonus part, its seat
     ``player_before`` → ``player_id`` (and team), ``ruling_before``/``points_before`` →
     ``ruling``/``points``. A correct buzz that no longer stands correct for its team takes its
-    bonus with it: each ruled part follows as ``ruling_undone``."""
+    bonus with it: each ruled part follows as ``ruling_undone``. A later wrong buzz of the tossup
+    whose neg rule depended on the change is scored again as one more ``ruling_reviewed`` (its
+    ruling and seat unchanged, ``reason`` prefixed "neg rule follows a review: ")."""
 
     EVENT = EventName.RULING_REVIEWED
     history_index: int

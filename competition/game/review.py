@@ -54,6 +54,9 @@ def review_ruling(st: MatchState, cmd: ReviewRuling, now: float, ev: list[Event]
       (``ruling_undone`` each); a buzz made correct earns no bonus (none was read);
     - a bonus part: its ruling (correct|wrong), the part's value.
 
+    A tossup buzz's new points can change the neg rule of its tossup's later wrong buzzes: each
+    one whose points move follows as one more ``ruling_reviewed`` (:func:`_rescore_later`).
+
     Any phase after the start, also after the end (the fits then follow: the store sends the
     match's end jobs again). A ruling of the question being played that ``CorrectRuling``
     takes (the newest tossup ruling or its bonus's parts, the ruling only) is applied as that
