@@ -379,6 +379,20 @@ COMMANDS: dict[str, CommandSpec] = {
         "correct any earlier ruling of the scoresheet (`ruling_reviewed`): ruling, seat; scores, buzz log and"
         " standings follow",
     ),
+    "add_buzz": CommandSpec(
+        game.AddBuzz,
+        {
+            "tossup_index": Field(_INT, "0-based index of a tossup already played", minimum=0),
+            "player_id": Field(_INT, "the seat that buzzed"),
+            "ruling": Field(_STR, "the ruling it should have had", choices=tuple(game.TOSSUP_CORRECTIONS)),
+            "reason": Field(_STR, "why (shown in the log, the recap and the exports)", max_length=200),
+            "token_index": Field(
+                _INT, "0-based word of the buzz (absent: after the question ended)", required=False, minimum=0
+            ),
+        },
+        "add a buzz the moderator missed on a tossup already played (`buzz_added`), scored as live; a"
+        " correct one earns no bonus; later negs of the tossup follow (`ruling_reviewed`)",
+    ),
 }
 # Larger frames are refused unparsed (UTF-8: ≤ 4 bytes a character): by the launcher's uvicorn
 # before reading them (tools.launcher), by the consumer with a close 1009 under any server.

@@ -15,7 +15,10 @@ captain's ``decision`` and ``aiRevealed``, whether a bot of the team had suggest
 its seats before the part was ruled), ``adjustments`` and ``protests``. A tossup thrown out for a
 spare has ``thrown_out`` (``reason``, ``spare_id``; else null) and is left out of the QBJ; a bonus
 thrown out moves to ``thrown_out_bonuses``; a ruling reviewed on the scoresheet holds what
-stands with the seat, ruling, reason and ``by`` it replaced under ``corrected``.
+stands with the seat, ruling, reason and ``by`` it replaced under ``corrected``; a missed buzz
+added on review (``buzz_added``) is a response of its own, in word order, with
+``addedByReview`` (``reason``, ``by``), no guess or race, and a correct one makes the tossup
+``answered``.
 
 * QBJ (``formats.qbj``): one Tournament file for one match or many; teams and players named by
   their identities' handles (``Competitor``: one registration entry per identity, never per display
@@ -43,7 +46,7 @@ from competition import game
 from competition.game import EventName
 from competition.models import Bonus, BonusPartResult, Buzz, Match, MatchEvent, Player, Team, Tossup
 from competition.selectors import load_state
-from competition.vocabulary import UNCOUNTED_RULINGS, BonusDecision, Ruling, SeatKind
+from competition.vocabulary import UNCOUNTED_RULINGS, BonusDecision, Ruling, SeatKind, TossupOutcome
 from formats import qbj as qbjfmt
 from formats import runner
 from scoring.judge.grammar import main_answer
@@ -150,6 +153,8 @@ def play_log(match: Match) -> list[dict[str, Any]]:
             _thrown_out(cycle, d)
         elif ev.event == EventName.RULING_REVIEWED:
             _review(out, d, players, teams)
+        elif ev.event == EventName.BUZZ_ADDED:
+            _added(out, d, players, teams, at)
         elif ev.event == EventName.RULING_CORRECTED:
             _correct(out, d)
         elif ev.event == EventName.BONUS_WITHDRAWN:
@@ -280,6 +285,52 @@ def _review(
                 isCorrect=d["ruling"] == Ruling.CORRECT,
                 corrected=before,
             )
+        return
+
+
+def _added(
+    out: list[dict[str, Any]],
+    d: dict[str, Any],
+    players: dict[int, Player],
+    teams: dict[int, Team],
+    at: float,
+) -> None:
+    """A ``buzz_added``: a response of its own (``addedByReview``, with why and who) in the newest
+    cycle of its question, placed among the responses by word; a correct one answers the tossup."""
+    for cycle in reversed(out):
+        if cycle["question_id"] != d["question_id"] or cycle["replayed"] or cycle["thrown_out"]:
+            continue
+        seat, team = players.get(d["player_id"]), teams.get(d["team_id"])
+        responses = cycle["tossup"]["responses"]
+        where = sum(1 for r in responses if r["position"] <= d["token_index"])
+        responses.insert(
+            where,
+            {
+                "playerId": d["player_id"],
+                "playerName": seat.name if seat else "",
+                "teamId": d["team_id"],
+                "teamName": team.name if team else "",
+                "isBot": bool(seat and seat.kind == SeatKind.BOT),
+                "weight_class": seat.weight_class if seat else "",
+                "position": d["token_index"],
+                "guess": "",
+                "points": d["points"],
+                "isCorrect": d["ruling"] == Ruling.CORRECT,
+                "verdict": "",
+                "ruling": d["ruling"],
+                "undone": False,
+                "revealed_at": None,
+                "received_at": at,
+                "accepted_at": None,
+                "ruled_at": at,
+                "client_time": None,
+                "corrected_press_at": None,
+                "race": None,
+                "addedByReview": {"reason": d["reason"], "by": d["by"]},
+            },
+        )
+        if d["ruling"] == Ruling.CORRECT:
+            cycle["tossup"]["outcome"] = TossupOutcome.ANSWERED
         return
 
 

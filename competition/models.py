@@ -441,6 +441,9 @@ class Buzz(models.Model):
     eligible = models.JSONField(default=list, help_text="player ids still eligible at the buzz")
     race = models.JSONField(default=dict, help_text="arbitration record: candidates and winner")
     seq = models.BigIntegerField(help_text="seq of the event that accepted the buzz")
+    added_by_review = models.BooleanField(
+        default=False, help_text="a missed buzz added to the scoresheet after the tossup (buzz_added)"
+    )
 
     class Meta:
         verbose_name_plural = "buzzes"

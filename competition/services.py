@@ -487,10 +487,10 @@ def moderate(
     view older than what happened since ``seen_seq`` (``store.apply_command``). Raises
     ``game.RuleViolation`` (nothing stored) when the rules refuse it, ServiceError ``stale_view``
     when its view is out of date. A ``ReplaceQuestion`` without its spare gets the match's next
-    one (:func:`next_spare`); a ``ReviewRuling`` is the moderator's."""
+    one (:func:`next_spare`); a ``ReviewRuling`` or ``AddBuzz`` is the moderator's."""
     if isinstance(command, game.ReplaceQuestion):
         command = _with_spare(match_id, command)
-    if isinstance(command, game.ReviewRuling) and not command.by:
+    if isinstance(command, game.ReviewRuling | game.AddBuzz) and not command.by:
         command = dataclasses.replace(command, by=actor_name(Role.MODERATOR))
     return store.apply_command(
         match_id=match_id,
@@ -673,6 +673,32 @@ def review_ruling(
     RuleViolation as the engine refuses (``review.review_ruling``), nothing stored."""
     by = by[:MAX_ACTOR]
     command = game.ReviewRuling(history_index, reason, ruling, player_id, by)
+    return store.apply_command(
+        match_id=match_id, command=command, actor=by, now=now, command_id=command_id, seen_seq=seen_seq
+    )
+
+
+def add_buzz(
+    *,
+    match_id: int,
+    tossup_index: int,
+    player_id: int,
+    ruling: str,
+    reason: str,
+    by: str,
+    token_index: int | None = None,
+    now: float | None = None,
+    command_id: str = "",
+    seen_seq: int | None = None,
+) -> store.Applied:
+    """Add to match ``match_id``'s scoresheet a buzz the moderator missed (``game.AddBuzz``):
+    seat ``player_id`` on tossup ``tossup_index`` (0-based, already played) at word
+    ``token_index`` (None: after the end), ruled ``ruling``, for ``reason``. ``by`` as for
+    :func:`review_ruling`. The buzz log gets a row marked ``added_by_review``; standings and,
+    after the end, the fits follow. Raises RuleViolation as the engine refuses
+    (``review.add_buzz``), nothing stored."""
+    by = by[:MAX_ACTOR]
+    command = game.AddBuzz(tossup_index, player_id, ruling, reason, token_index, by)
     return store.apply_command(
         match_id=match_id, command=command, actor=by, now=now, command_id=command_id, seen_seq=seen_seq
     )

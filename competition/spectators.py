@@ -183,6 +183,10 @@ EVENTS: dict[str, Schema] = {
     E.QUESTION_REPLACED: _keys(
         "bonus_id", "kind", "question_id", "reason", "spare_id", "team_id", "tossup_index", scores=SCORE
     ),
+    E.BUZZ_ADDED: _keys(  # not ``by`` (as ``ruling_reviewed``)
+        "at", "fully_read", "history_index", "player_id", "question_id", "reason", "ruling", "team_id",
+        "token_count", "token_index", "tossup_index", points=SCORE, scores=SCORE,
+    ),
     E.RULING_REVIEWED: _keys(  # not ``by``: the organiser's account is not the spectators' business
         "bonus_id", "history_index", "part", "player_before", "player_id", "question_id", "reason", "ruling",
         "ruling_before", "team_before", "team_id", "tossup_index", points=SCORE, points_before=SCORE,

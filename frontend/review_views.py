@@ -2,7 +2,8 @@
 director) corrects any earlier ruling of a match over HTTP, as the moderator does from the
 dashboard's scoresheet over the websocket (``review_ruling``). Each correction is one
 ``ruling_reviewed`` event naming ``organiser:<username>`` and the reason
-(``competition.services.review_ruling``)."""
+(``competition.services.review_ruling``). A buzz the moderator missed is added the same way
+(``api_add_buzz``, one ``buzz_added``; ``competition.services.add_buzz``)."""
 
 from __future__ import annotations
 
@@ -82,5 +83,55 @@ def api_review(request: HttpRequest, code: str) -> JsonResponse:
             "seq": applied.seq,
             "event": changed and changed["event"],
             "scores": changed and changed["data"]["scores"],
+        }
+    )
+
+
+@require_POST
+def api_add_buzz(request: HttpRequest, code: str) -> JsonResponse:
+    """Add a buzz the moderator missed to match ``code``'s scoresheet: body ``{"tossup_index",
+    "player_id", "ruling", "reason", "token_index"?}`` (``game.AddBuzz``; no ``token_index``: after
+    the question ended). Answers ``{"seq", "scores", "event", "points"}`` (the ``buzz_added``).
+    The same checks as :func:`api_review`: a logged-in organiser only (403), CSRF, 404 unknown
+    match, 400 a malformed body or what the engine refuses (its code, nothing changed)."""
+    if not request.user.is_authenticated:
+        return api_error(TossupError("forbidden", "the control desk needs an organiser login"), status=403)
+    match = Match.objects.filter(join_code=code.strip().upper()).first()
+    if match is None:
+        return api_error(TossupError("not_found", "no match with that join code"), status=404)
+    body = _json_object(request)
+    if (
+        body is None
+        or any(body.get(k) is None or not _int_or_none(body.get(k)) for k in ("tossup_index", "player_id"))
+        or not _int_or_none(body.get("token_index"))
+        or not isinstance(body.get("ruling"), str)
+        or not isinstance(body.get("reason"), str)
+    ):
+        return api_error(
+            TossupError(
+                "malformed",
+                'body must be a JSON object {"tossup_index": int, "player_id": int, "ruling": str,'
+                ' "reason": str, "token_index"?: int}',
+            )
+        )
+    try:
+        applied = services.add_buzz(
+            match_id=match.id,
+            tossup_index=body["tossup_index"],
+            player_id=body["player_id"],
+            ruling=body["ruling"],
+            reason=body["reason"],
+            token_index=body.get("token_index"),
+            by=f"organiser:{request.user.get_username()}",
+        )
+    except game.RuleViolation as exc:
+        return api_error(exc)
+    (added,) = [e for e in applied.events if e["event"] == game.EventName.BUZZ_ADDED]
+    return JsonResponse(
+        {
+            "seq": applied.seq,
+            "event": added["event"],
+            "scores": added["data"]["scores"],
+            "points": added["data"]["points"],
         }
     )

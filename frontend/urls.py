@@ -115,3 +115,4 @@ urlpatterns = [
 from frontend import review_views  # noqa: E402
 
 urlpatterns.append(path("api/match/<str:code>/review", review_views.api_review, name="api_review"))
+urlpatterns.append(path("api/match/<str:code>/review/buzz", review_views.api_add_buzz, name="api_add_buzz"))

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from competition.game import (
+    AddBuzz,
     AddTeam,
     Adjust,
     Answer,
@@ -92,6 +93,7 @@ RESYNC_EVENTS = frozenset(
         EventName.RULING_CORRECTED,
         EventName.QUESTION_REPLACED,
         EventName.RULING_REVIEWED,
+        EventName.BUZZ_ADDED,
     }
 )
 
@@ -496,8 +498,9 @@ def spares_and_review() -> Recorder:
         "spares_and_review",
         "A bonus thrown out after a part was ruled and replaced by a spare for the same team; a "
         "tossup thrown out while a neg stood, its spare read next; then the scoresheet reviewed: "
-        "the first tossup credited to another seat (by the control desk), then ruled wrong.",
-        match(tossups=3, bonuses=3, collection_window=0.0, auto_advance=False),
+        "the first tossup credited to another seat (by the control desk), then ruled wrong; the "
+        "next tossup read out dead, and a buzz the moderator missed added to it.",
+        match(tossups=4, bonuses=3, collection_window=0.0, auto_advance=False),
         ["moderator", "all", f"player:{ANN}", f"player:{BEA}"],
     )
     spare_tossup = tokenize_tossup(190, "s0 s1 s2 s3 (*) s4 s5 s6 s7", "SPARE-LINE", "History")
@@ -532,7 +535,8 @@ def spares_and_review() -> Recorder:
     r.do(Next(), 20, "tossup_started")
     r.do(ReviewRuling(0, "it was abe who buzzed", player_id=ABE, by="organiser:td"), 21, "ruling_reviewed")
     r.do(ReviewRuling(0, "the answer was wrong", ruling="wrong", by="moderator"), 22, "ruling_reviewed")
-    r.do(End(), 23, "match_ended")
+    r.do(AddBuzz(3, ANN, "correct", "the reader missed ann", 1, by="organiser:td"), 60, "buzz_added")
+    r.do(End(), 61, "match_ended")
     return r
 
 

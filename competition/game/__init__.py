@@ -22,6 +22,7 @@ Where things are:
 
 from .commands import (
     MAX_DELAY_BOUND,
+    AddBuzz,
     AddTeam,
     Adjust,
     Answer,
@@ -106,6 +107,7 @@ __all__ = [
     "MEDIA_URL",
     "PART_CORRECTIONS",
     "TOSSUP_CORRECTIONS",
+    "AddBuzz",
     "AddTeam",
     "Adjust",
     "Adjustment",

@@ -342,6 +342,22 @@ class ReviewRuling:
     by: str = ""
 
 
+@dataclass(frozen=True)
+class AddBuzz:
+    """Moderator or control desk (``by``: who, as the log names them): add to the scoresheet a
+    buzz that was missed on a tossup already played (``tossup_index``, 0-based, as in
+    ``MatchState.history``), for ``reason``: seat ``player_id`` buzzed at 0-based word
+    ``token_index`` (None: after the question ended) and was ruled ``ruling``
+    (correct|wrong|no_penalty). See ``review.add_buzz``."""
+
+    tossup_index: int
+    player_id: int
+    ruling: str
+    reason: str
+    token_index: int | None = None
+    by: str = ""
+
+
 Command = (
     SeatPlayer
     | AddTeam
@@ -374,4 +390,5 @@ Command = (
     | UndoTimeout
     | ReplaceQuestion
     | ReviewRuling
+    | AddBuzz
 )

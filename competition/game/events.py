@@ -80,6 +80,7 @@ class EventName(StrEnum):
     OVERTIME_STARTED = "overtime_started"
     QUESTION_REPLACED = "question_replaced"
     RULING_REVIEWED = "ruling_reviewed"
+    BUZZ_ADDED = "buzz_added"
 
 
 class Payload(Record):
@@ -775,7 +776,9 @@ class RulingReviewed(Payload):
     ``reason``: a tossup buzz (``bonus_id``/``part`` null) or a bonus part, its seat
     ``player_before`` → ``player_id`` (and team), ``ruling_before``/``points_before`` →
     ``ruling``/``points``. A correct buzz that no longer stands correct for its team takes its
-    bonus with it: each ruled part follows as ``ruling_undone``."""
+    bonus with it: each ruled part follows as ``ruling_undone``. A later wrong buzz of the tossup
+    whose neg rule depended on the change is scored again as one more ``ruling_reviewed`` (its
+    ruling and seat unchanged, ``reason`` prefixed "neg rule follows a review: ")."""
 
     EVENT = EventName.RULING_REVIEWED
     history_index: int
@@ -791,6 +794,31 @@ class RulingReviewed(Payload):
     ruling: str
     points_before: int
     points: int
+    reason: str
+    by: str
+    scores: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzAdded(Payload):
+    """A buzz missed during play, added to the scoresheet by ``by`` for ``reason``: the new
+    ruling at ``history_index`` (appended to ``history``) on tossup ``tossup_index``, as a
+    ``buzz_ruled`` would have recorded it (``guess``/``verdict`` empty; ``fully_read``: the buzz
+    came after the question ended). It earns no bonus (none was read). Later buzzes of the
+    tossup whose neg depended on it follow as ``ruling_reviewed`` (ruling unchanged)."""
+
+    EVENT = EventName.BUZZ_ADDED
+    history_index: int
+    tossup_index: int
+    question_id: int
+    player_id: int
+    team_id: int
+    ruling: str
+    points: int
+    token_index: int
+    token_count: int
+    fully_read: bool
+    at: float
     reason: str
     by: str
     scores: dict[str, int]

@@ -20,6 +20,7 @@ from competition.vocabulary import BONUS_PHASES, TOSSUP_PHASES, MatchStatus, Rul
 from .bonus import decide_bonus, end_bonus, rule_bonus, take_bonus_answer, take_suggestion
 from .clock import Due, deadlines, pause, resume, set_speed
 from .commands import (
+    AddBuzz,
     AddTeam,
     Adjust,
     Answer,
@@ -62,7 +63,7 @@ from .hybrid import confirm_buzz, delegate
 from .lineups import substitute
 from .periods import call_timeout, undo_timeout
 from .proposals import expire_proposal
-from .review import review_ruling
+from .review import add_buzz, review_ruling
 from .ruling import apply_rule, rule_tossup, take_answer
 from .spares import replace_question
 from .state import MatchState
@@ -149,6 +150,8 @@ def _dispatch(st: MatchState, cmd: Command, now: float, ev: list[Event]) -> None
             replace_question(st, cmd, now, ev)
         case ReviewRuling():
             review_ruling(st, cmd, now, ev)
+        case AddBuzz():
+            add_buzz(st, cmd, now, ev)
         case _:
             raise RuleViolation("unknown_command", f"unknown command {cmd!r}")
 

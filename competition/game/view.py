@@ -534,6 +534,20 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 if part.get("result") is not None:
                     part["result"].update(ruling=d["ruling"], points=d["points"])
                 b["points"] += d["points"] - d["points_before"]
+        case EventName.BUZZ_ADDED:  # a missed buzz added by review: a tossup already played
+            added = ("tossup_index", "question_id", "player_id", "team_id", "ruling", "points")
+            entry = {k: d[k] for k in (*added, "token_index", "token_count", "at")}
+            v["history"].append(
+                {
+                    "kind": "tossup",
+                    **entry,
+                    "guess": "",
+                    "verdict": "",
+                    "undone": False,
+                    "answerer_id": None,
+                    "fully_read": d["fully_read"],
+                }
+            )
         case EventName.PROTEST_MARKED:
             if moderator:
                 v["protests"].append(dict(d))

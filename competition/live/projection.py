@@ -100,6 +100,25 @@ def project(
                 BonusPartResult.objects.filter(match=match, bonus_id=d["bonus_id"]).update(**thrown_out)
             else:
                 Buzz.objects.filter(match=match, tossup_id=d["question_id"]).update(**thrown_out)
+        elif name == EventName.BUZZ_ADDED:  # a missed buzz: a row of its own, marked
+            kind = (
+                Player.objects.filter(match=match, pk=d["player_id"]).values_list("kind", flat=True).first()
+            )
+            Buzz.objects.create(
+                match=match,
+                tossup_id=d["question_id"],
+                player_id=d["player_id"],
+                team_id=d["team_id"],
+                kind=kind or "",
+                token_index=d["token_index"],
+                token_count=d["token_count"],
+                ruling=d["ruling"],
+                points=d["points"],
+                received_at=d["at"],
+                ruled_at=d["at"],
+                seq=row.seq,
+                added_by_review=True,
+            )
         elif name == EventName.RULING_REVIEWED:
             if d["bonus_id"] is not None:
                 _current_part(match, d).update(ruling=d["ruling"], points=d["points"])

@@ -54,7 +54,7 @@ VIEW_KEEPING_EVENTS = (
     EventName.QUESTION_FLAGGED,  # a service-level event (competition.services.flag_question)
 )
 # Events that change a ruling of an ended match: its end jobs (fits) run again.
-CORRECTING_EVENTS = (EventName.RULING_CORRECTED, EventName.RULING_REVIEWED)
+CORRECTING_EVENTS = (EventName.RULING_CORRECTED, EventName.RULING_REVIEWED, EventName.BUZZ_ADDED)
 # The driver's stop of the clock for a gap nobody drove (a ``paused`` and a ``resumed`` at once)
 # leaves the match where it was.
 GAP_EVENTS = (EventName.PAUSED, EventName.RESUMED)

@@ -10,7 +10,7 @@ import pytest
 
 from competition import exports, game, selectors, services, tournaments
 from competition.live import store
-from competition.models import Buzz, Match, MatchEvent, Player
+from competition.models import Buzz, Match, MatchEvent, Outbox, Player
 from tests.support.factories import make_packet
 
 pytestmark = pytest.mark.django_db
@@ -222,3 +222,87 @@ def test_the_control_desk_reviews_a_ruling_and_a_moderator_token_or_bad_body_cha
     assert ok.json()["scores"] == {str(alice.team_id): 10, str(bob.team_id): 10}
     (row,) = MatchEvent.objects.filter(match=m, event="ruling_reviewed")
     assert row.actor == "organiser:td" and row.payload["reason"] == "bob was right"
+
+
+# -- a missed buzz added on review (game.AddBuzz) --------------------------------------------
+
+
+def dead_then_answered(m: Match, alice: Player) -> None:
+    """Tossup 0 read out with nobody buzzing (dead); tossup 1 alice's (+10, bonus skipped); ended."""
+    state = selectors.load_state(m.id)
+    words = len(state.tossups[0].tokens)
+    run(m, game.Tick(), T0 + 30, actor="driver")  # read out and past the dead time
+    assert selectors.load_state(m.id).tossup.outcome == "dead" and words > 3
+    run(m, game.Next(), T0 + 31)
+    play(m, alice, "accept", T0 + 32, last=True)
+    assert selectors.load_state(m.id).status == "ended"
+
+
+def test_a_missed_buzz_added_after_the_end_moves_score_buzz_log_standings_fit_and_exports():
+    m = new_match(2, 2)
+    alice, bob = seat(m, "alice"), seat(m, "bob")
+    red, blue = str(alice.team_id), str(bob.team_id)
+    dead_then_answered(m, alice)
+    assert scores(m) == {red: 10, blue: 0}
+    jobs = Outbox.objects.filter(match=m).count()
+    qid = selectors.load_state(m.id).tossups[0].question_id
+
+    applied = services.add_buzz(
+        match_id=m.id, tossup_index=0, player_id=bob.id, ruling="correct", token_index=2,
+        reason="bob's buzz was missed", by="organiser:td", now=T0 + 40,
+    )  # fmt: skip
+    (added,) = [e for e in applied.events if e["event"] == game.EventName.BUZZ_ADDED]
+    assert added["actor"] == "organiser:td" and added["data"]["points"] == 15  # a power
+    assert scores(m) == {red: 10, blue: 15}
+    row = Buzz.objects.get(match=m, tossup_id=qid)
+    assert (row.player_id, row.ruling, row.points, row.token_index, row.added_by_review) == (
+        bob.id, "correct", 15, 2, True,
+    )  # fmt: skip
+    assert Outbox.objects.filter(match=m).count() > jobs  # the fits follow
+    assert (qid, bob.id, True) in {
+        (b.tossup_id, b.player_id, b.correct) for b in selectors.match_play(m.id).buzzes
+    }
+    result = tournaments.game_result(Match.objects.get(pk=m.pk), key="g1")
+    assert {line.team: line.points for line in result.teams} == {"Red": 10, "Blue": 15}
+    cycle = exports.play_log(m)[0]
+    (response,) = cycle["tossup"]["responses"]
+    assert response["addedByReview"] == {"reason": "bob's buzz was missed", "by": "organiser:td"}
+    assert cycle["tossup"]["outcome"] == "answered" and response["points"] == 15
+
+    # the same buzz again: refused, nothing stored
+    seq = Match.objects.get(pk=m.pk).seq
+    with pytest.raises(game.RuleViolation) as err:
+        services.add_buzz(
+            match_id=m.id, tossup_index=0, player_id=bob.id, ruling="correct", token_index=2,
+            reason="again", by="organiser:td", now=T0 + 41,
+        )  # fmt: skip
+    assert err.value.code == "team_already_buzzed"
+    assert Match.objects.get(pk=m.pk).seq == seq and Buzz.objects.filter(match=m, tossup_id=qid).count() == 1
+
+
+def test_the_control_desk_adds_a_missed_buzz_and_a_moderator_token_or_bad_body_changes_nothing(
+    client, django_user_model
+):
+    m = new_match(2, 2)
+    alice, bob = seat(m, "alice"), seat(m, "bob")
+    dead_then_answered(m, alice)
+    url = f"/api/match/{m.join_code}/review/buzz"
+    body = {"tossup_index": 0, "player_id": bob.id, "ruling": "wrong", "token_index": 1, "reason": "missed"}
+    seq = Match.objects.get(pk=m.pk).seq
+    refused = client.post(
+        url, body, content_type="application/json", HTTP_X_MODERATOR_TOKEN=m.moderator_token
+    )
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    client.force_login(django_user_model.objects.create_user("td", password="pw-for-tests-only"))
+    assert client.post(url, {"reason": "x"}, content_type="application/json").json()["code"] == "malformed"
+    later = client.post(url, {**body, "tossup_index": 5}, content_type="application/json")
+    assert later.status_code == 400 and later.json()["code"] == "not_correctable"
+    unknown = client.post(url, {**body, "player_id": 99999}, content_type="application/json")
+    assert unknown.status_code == 400 and unknown.json()["code"] == "unknown_player"
+    assert Match.objects.get(pk=m.pk).seq == seq  # nothing stored
+    ok = client.post(url, body, content_type="application/json")
+    assert ok.status_code == 200 and ok.json()["event"] == "buzz_added" and ok.json()["points"] == -5
+    assert ok.json()["scores"] == {str(alice.team_id): 10, str(bob.team_id): -5}
+    (row,) = MatchEvent.objects.filter(match=m, event="buzz_added")
+    assert row.actor == "organiser:td" and row.payload["reason"] == "missed"
+    assert client.post(url, body, content_type="application/json").json()["code"] == "team_already_buzzed"

@@ -12,7 +12,7 @@ import { test } from "node:test";
 const root = new URL("../../", import.meta.url);
 const { applyEvent, modelFromSnapshot } = await import(new URL("frontend/static/frontend/match.js", root));
 const fixture = JSON.parse(readFileSync(new URL("tests/contract/reducer_streams.json", root), "utf8"));
-const RESYNC_EVENTS = new Set(["ruling_undone", "ruling_corrected", "question_replaced", "ruling_reviewed"]);
+const RESYNC_EVENTS = new Set(["ruling_undone", "ruling_corrected", "question_replaced", "ruling_reviewed", "buzz_added"]);
 
 const copy = (value) => structuredClone(value);
 

@@ -2,7 +2,8 @@
 right answer put right after the tossup went dead (scores, bonus, log and the tablet follow), the
 pace between questions set from the dashboard, a prompt shown beside the answer after it, controls
 that keep no focus, End kept away from Start, a neg on the questions rail, and the end of the match:
-final standings, the winner and links to the recap, the analysis and the fit."""
+final standings, the winner and links to the recap, the analysis and the fit. On the scoresheet, a
+buzz the moderator missed is added in an empty cell, then an earlier ruling corrected."""
 
 from __future__ import annotations
 
@@ -160,6 +161,7 @@ def test_an_earlier_tossup_is_corrected_on_the_scoresheet_and_the_score_follows(
         mod.goto(match["dashboard_url"])
         expect(mod.locator("#conn")).to_have_text("live", timeout=15_000)
         join(phone, room.url, match["code"], "Ada", "Team A")
+        join(browser.new_context(viewport=PHONE).new_page(), room.url, match["code"], "Bo", "Team B")
         mod.click("button[data-cmd=start]")
         # Tossup 1: Ada's answer is rejected (−5) and the tossup ended; tossup 2: she gets it.
         buzz_and_answer(phone, "Moby Dick")
@@ -183,6 +185,16 @@ def test_an_earlier_tossup_is_corrected_on_the_scoresheet_and_the_score_follows(
         expect(sheet).to_be_visible()
         row = sheet.locator("tbody tr").nth(0)
         expect(sheet.locator("tbody tr")).to_have_count(2)
+        # Team B's empty cell of tossup 1: a buzz the moderator missed (Bo, after the end, wrong).
+        row.locator("button[data-add-tossup]").click()
+        expect(mod.locator("#add-player")).to_be_focused()
+        mod.select_option("#add-ruling", "wrong")
+        mod.fill("#add-reason", "Bo buzzed after the end; the moderator missed it")
+        mod.click("#add-form button[type=submit]")
+        expect(row.locator("button[data-review]", has_text="Bo: wrong 0")).to_be_visible(timeout=10_000)
+        expect(mod.locator("#log")).to_contain_text(
+            "BUZZ ADDED by moderator tossup 1 Bo after the end: wrong 0"
+        )
         cell = row.locator("button[data-review]", has_text="Ada: wrong −5")
         cell.focus()
         mod.keyboard.press("Enter")

@@ -126,6 +126,7 @@ function describe(type, d) {
     case "ruling_corrected": return `CORRECTED ${d.bonus_id != null ? `bonus part ${d.part + 1} (${teamName(m, d.team_id)})` : player(d.player_id)}: ${d.ruling_before} ${signed(d.points_before)} → ${d.ruling} ${signed(d.points)} — ${d.reason}`;
     case "question_replaced": return `THROWN OUT ${d.kind} ${d.kind === "tossup" ? d.tossup_index + 1 : ""}: a spare is read in its place — ${d.reason}`;
     case "ruling_reviewed": return `REVIEWED by ${d.by} ${d.bonus_id != null ? `tossup ${d.tossup_index + 1} bonus part ${d.part + 1}` : `tossup ${d.tossup_index + 1} ${player(d.player_before)}${d.player_id !== d.player_before ? ` → ${player(d.player_id)}` : ""}`}: ${d.ruling_before} ${signed(d.points_before)} → ${d.ruling} ${signed(d.points)} — ${d.reason}`;
+    case "buzz_added": return `BUZZ ADDED by ${d.by} tossup ${d.tossup_index + 1} ${player(d.player_id)} ${d.fully_read ? "after the end" : `word ${d.token_index + 1}`}: ${d.ruling} ${signed(d.points)} — ${d.reason}`;
     case "match_started": return "match started";
     case "match_ended": return "match ended";
     case "tossup_replayed": return `tossup replayed from the start (scores ${JSON.stringify(d.scores)})`;
@@ -148,7 +149,7 @@ function describe(type, d) {
 const LOG_KINDS = {
   buzz: "buzz", buzz_received: "buzz", answer_given: "buzz", bonus_answer_given: "buzz", buzz_proposed: "buzz",
   buzz_ruled: "ruling", bonus_part_ruled: "ruling", tossup_ended: "ruling", bonus_ended: "ruling",
-  ruling_undone: "correction", ruling_corrected: "correction", question_replaced: "correction", ruling_reviewed: "correction", tossup_replayed: "correction", points_adjusted: "correction",
+  ruling_undone: "correction", ruling_corrected: "correction", question_replaced: "correction", ruling_reviewed: "correction", buzz_added: "correction", tossup_replayed: "correction", points_adjusted: "correction",
   timeout_undone: "correction",
   protest_marked: "correction", protest_resolved: "correction", question_flagged: "correction",
   tossup_started: "start", bonus_started: "start",

@@ -534,6 +534,7 @@ export function applyEvent(m, type, d) {
     case "ruling_corrected":
     case "question_replaced": // a spare read in a thrown-out question's place
     case "ruling_reviewed": // the scoresheet corrected after the fact
+    case "buzz_added": // a missed buzz added to the scoresheet
       return "resync";
     default:
       break;

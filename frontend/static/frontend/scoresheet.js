@@ -3,7 +3,9 @@
 // earned. A button per buzz or part opens the correction form (ruling, seat credited, why): the
 // dashboard sends `review_ruling` (competition/game/review.py), every screen follows. Thrown-out
 // tossups show struck with their reason; "Replace from spares" sends `replace_question`
-// (competition/game/spares.py). Everything is a button or a form field: keyboard reachable.
+// (competition/game/spares.py). A team's empty cell of a tossup already played (none answered it)
+// has "Add a buzz": the moderator missed one; the form (seat, word, ruling, why) sends `add_buzz`
+// (competition/game/review.py). Everything is a button or a form field: keyboard reachable.
 import { escapeHtml, teamName } from "./match.js";
 
 const $ = (id) => document.getElementById(id);
@@ -13,6 +15,7 @@ const PART_RULINGS = ["correct", "wrong"];
 
 let ctx = null; // {model(), history(), replaced(), seats(), playerName(id), command(name, fields)}
 let selected = null; // the history position being corrected
+let adding = null; // {tossup, team} of the buzz being added
 
 const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0");
 
@@ -27,7 +30,14 @@ export function initScoresheet(context) {
   $("scoresheet-table").addEventListener("click", (ev) => {
     const btn = ev.target.closest("button[data-review]");
     if (btn) select(Number(btn.dataset.review));
+    const add = ev.target.closest("button[data-add-tossup]");
+    if (add) selectAdd({ tossup: Number(add.dataset.addTossup), team: Number(add.dataset.addTeam) });
   });
+  $("add-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    submitAdd();
+  });
+  $("add-cancel").addEventListener("click", () => selectAdd(null));
   $("review-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     submitReview();
@@ -62,15 +72,23 @@ export function renderScoresheet() {
   const thrown = new Map(ctx.replaced().filter((r) => r.kind === "tossup").map((r) => [r.tossup_index, r]));
   const thrownBonuses = new Set(ctx.replaced().filter((r) => r.kind === "bonus").map((r) => r.bonus_id));
   const read = m.tossup ? m.tossup.index + 1 : 0;
+  // played: read before the current one, or the current one once ended (or cut off by the end)
+  const played = (i) => i < read - 1 || (i === read - 1 && (Boolean(m.tossup.outcome) || m.status === "ended"));
   const head = `<tr><th scope="col">Tossup</th>${m.teams.map((t) => `<th scope="col">${escapeHtml(t.name)} <span class="muted">${t.score}</span></th>`).join("")}</tr>`;
   const rows = [];
   for (let i = 0; i < read; i++) {
     const out = thrown.get(i);
+    const answered = history.some((h) => h.kind === "tossup" && h.tossup_index === i && !h.undone && h.ruling === "correct");
     const cells = m.teams.map((team) => {
-      const items = history
+      const mine = history
         .map((h, position) => ({ h, position }))
-        .filter(({ h }) => h.tossup_index === i && h.team_id === team.team_id)
-        .map(({ h, position }) => cell(h, position, out, thrownBonuses));
+        .filter(({ h }) => h.tossup_index === i && h.team_id === team.team_id);
+      const items = mine.map(({ h, position }) => cell(h, position, out, thrownBonuses));
+      const buzzed = mine.some(({ h }) => h.kind === "tossup" && !h.undone);
+      const seated = ctx.seats().some((p) => p.team_id === team.team_id);
+      if (!out && !answered && !buzzed && seated && played(i)) {
+        items.push(`<button type="button" class="cell-item add-buzz small-btn" data-add-tossup="${i}" data-add-team="${team.team_id}" aria-label="Add a buzz by ${escapeHtml(team.name)} on tossup ${i + 1}">Add a buzz</button>`);
+      }
       return `<td>${items.join(" ") || '<span class="muted">—</span>'}</td>`;
     });
     const label = out ? `${i + 1} <span class="thrown-label">thrown out: ${escapeHtml(out.reason)}</span>` : `${i + 1}`;
@@ -95,6 +113,7 @@ function cell(h, position, out, thrownBonuses) {
 
 function select(position) {
   selected = position;
+  if (position !== null) selectAdd(null, true);
   const form = $("review-form");
   form.hidden = position === null;
   status("");
@@ -138,4 +157,38 @@ function submitReview() {
   $("review-reason").value = "";
   select(null);
   status("Correction sent.");
+}
+
+function selectAdd(target, keepStatus = false) {
+  adding = target;
+  $("add-form").hidden = target === null;
+  if (!keepStatus) status("");
+  if (target === null) return;
+  select(null);
+  const m = ctx.model();
+  $("add-what").textContent = `Tossup ${target.tossup + 1}, ${teamName(m, target.team)}`;
+  $("add-player").innerHTML = ctx.seats()
+    .filter((p) => p.team_id === target.team)
+    .map((p) => `<option value="${p.player_id}">${escapeHtml(p.name)}</option>`)
+    .join("");
+  $("add-ruling").innerHTML = TOSSUP_RULINGS.map((r) => `<option value="${r}">${RULINGS[r]}</option>`).join("");
+  $("add-word").value = "";
+  $("add-player").focus();
+}
+
+function submitAdd() {
+  if (adding === null) return;
+  const reason = $("add-reason").value.trim();
+  if (!reason) {
+    status("Say why the buzz is added (it goes in the log, the recap and the exports).");
+    $("add-reason").focus();
+    return;
+  }
+  const fields = { tossup_index: adding.tossup, player_id: Number($("add-player").value), ruling: $("add-ruling").value, reason };
+  const word = $("add-word").value.trim();
+  if (word !== "") fields.token_index = Number(word) - 1; // the form counts words from 1
+  ctx.command("add_buzz", fields);
+  $("add-reason").value = "";
+  selectAdd(null);
+  status("Buzz sent.");
 }
