@@ -83,6 +83,7 @@ from .specs import (
     TeamSpec,
     TossupSpec,
     check_seat,
+    text_tokens,
     tokenize_tossup,
 )
 from .state import (
@@ -172,6 +173,7 @@ __all__ = [
     "new_match",
     "records_from_dict",
     "records_to_dict",
+    "text_tokens",
     "tokenize_tossup",
     "tokens_json",
     "tossups_heard",
