@@ -20,7 +20,7 @@ from django.shortcuts import get_object_or_404, render
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from competition import spectators
+from competition import game, spectators
 from competition.exports import play_log
 from competition.models import Match
 from competition.roles import is_organiser
@@ -221,6 +221,12 @@ def _words(spec: dict[str, Any], buzzes: list[dict[str, Any]]) -> list[dict[str,
     return out
 
 
+def _tokens(text: str) -> list[dict[str, Any]]:
+    """A bonus lead-in's or part's stored text as ``[{"text": str} | {"media": dict}]``
+    (``game.text_tokens``: words, and image, audio or delay tokens)."""
+    return [{"text": t} if isinstance(t, str) else {"media": t.to_dict()} for t in game.text_tokens(text)]
+
+
 def _buzz(number: int, r: dict[str, Any], replayed: bool) -> dict[str, Any]:
     """One buzz: ``number``, ``player``, ``team``, ``is_bot``, ``word`` (1-based), ``guess``,
     ``ruling`` (words), ``points`` (text), ``standing`` (false when undone or replayed),
@@ -245,9 +251,11 @@ def _bonus(
     bonus: dict[str, Any], specs: dict[int, dict[str, Any]], players: dict[int, Any]
 ) -> dict[str, Any] | None:
     """The bonus a correct buzz earned, with only the parts that were ruled (a part being read or
-    never read is left out): ``team``, ``leadin``, ``points`` (text, of the parts that stand) and
-    ``parts`` (``number`` from 1, ``text``, ``answer`` HTML, ``guess``, ``by``, ``ruling`` words,
-    ``points`` text, ``standing``). None when no part was ruled yet."""
+    never read is left out): ``team``, ``leadin`` (tokens), ``points`` (text, of the parts that
+    stand) and ``parts`` (``number`` from 1, ``text`` (tokens), ``answer`` HTML, ``guess``, ``by``,
+    ``ruling`` words, ``points`` text, ``standing``). Tokens are ``{"text": str | "media": dict}``
+    as a tossup's (:func:`_tokens`: a bonus's images show as images; its media were revealed when
+    its part was read). None when no part was ruled yet."""
     if not bonus["parts"]:
         return None
     spec = specs.get(bonus["bonus_id"], {})
@@ -261,7 +269,7 @@ def _bonus(
         parts.append(
             {
                 "number": p["part"] + 1,
-                "text": texts[p["part"]] if p["part"] < len(texts) else "",
+                "text": _tokens(texts[p["part"]] if p["part"] < len(texts) else ""),
                 "answer": answer_html(p["answerline"]),
                 "guess": p["guess"],
                 "by": who.name if who is not None else "",
@@ -273,7 +281,7 @@ def _bonus(
         )
     return {
         "team": bonus["teamName"],
-        "leadin": spec.get("leadin", ""),
+        "leadin": _tokens(spec.get("leadin", "")),
         "points": points_text(total),
         "parts": parts,
     }

@@ -110,6 +110,11 @@ MEDIA_TEXT = (
     f"w0 w1 [[image:sha256:{IMAGE}|a red square|lockout=2|mime=image/png]] w3 (*) w4 [[delay:3]] "
     f"w6 [[audio:sha256:{AUDIO}|a bell rings|mime=audio/ogg]] w8 w9"
 )
+# A bonus whose lead-in holds a delay and whose second part an image (shown when that part is read).
+MEDIA_BONUS = (
+    "lead-in [[delay:1]] here",
+    ["part 0", f"part 1 [[image:sha256:{IMAGE}|a red square|mime=image/png]] this", "part 2"],
+)
 
 
 def match(
@@ -118,10 +123,12 @@ def match(
     bonuses: int = 3,
     hybrid: bool = False,
     texts: list[str] | None = None,
+    bonus_texts: tuple[str, list[str]] | None = None,
     **config: Any,
 ) -> MatchState:
     """A match in its lobby at 60 wpm: question ids 100+i with answer lines ANSWER-LINE-<i>, 8
-    words with the power mark after the fourth (or ``texts``); bonus ids 500+i of three parts."""
+    words with the power mark after the fourth (or ``texts``); bonus ids 500+i of three parts (or
+    each the lead-in and part texts ``bonus_texts``)."""
     config.setdefault("between_questions", 2.0)
     cfg = MatchConfig(preset=load_preset(preset), wpm=60, **config)
     teams = [TeamSpec(TEAM_A, "Alpha", "human"), TeamSpec(TEAM_B, "Beta", "human")]
@@ -140,9 +147,11 @@ def match(
         ]
     texts = texts or [f"t{i}w0 t{i}w1 t{i}w2 t{i}w3 (*) t{i}w4 t{i}w5 t{i}w6 t{i}w7" for i in range(tossups)]
     qs = [tokenize_tossup(100 + i, text, f"ANSWER-LINE-{i}", "Science") for i, text in enumerate(texts)]
+    leadins = [bonus_texts[0] if bonus_texts else f"lead-in {i}" for i in range(bonuses)]
+    parts = bonus_texts[1] if bonus_texts else [f"part {k}" for k in range(3)]
     bs = [
         BonusSpec(
-            500 + i, f"lead-in {i}", [BonusPartSpec(f"part {k}", f"BONUS-LINE-{i}-{k}") for k in range(3)]
+            500 + i, leadins[i], [BonusPartSpec(text, f"BONUS-LINE-{i}-{k}") for k, text in enumerate(parts)]
         )
         for i in range(bonuses)
     ]
@@ -428,8 +437,16 @@ def media_and_auto_rule() -> Recorder:
         "media_and_auto_rule",
         "Image, delay and audio tokens (an image's lockout); the judge's verdicts ruled at once: a "
         "prompt then a correct answer, a bonus part prompted then right, a part timed out; the "
-        "bots' team's buzz held for its reaction delay; a dead tossup ends the match.",
-        match("hvc", tossups=2, bonuses=1, texts=[MEDIA_TEXT, MEDIA_TEXT], auto_rule=True),
+        "bonus's lead-in holds a delay and its second part an image; the bots' team's buzz held for "
+        "its reaction delay; a dead tossup ends the match.",
+        match(
+            "hvc",
+            tossups=2,
+            bonuses=1,
+            texts=[MEDIA_TEXT, MEDIA_TEXT],
+            bonus_texts=MEDIA_BONUS,
+            auto_rule=True,
+        ),
         ["moderator", "all", f"player:{ROBO}"],
     )
     r.do(Start(), 0)
@@ -442,6 +459,7 @@ def media_and_auto_rule() -> Recorder:
     r.do(Answer(ANN, 100, "scarlet", "accept"), 6, "buzz_ruled tossup_ended bonus_started")
     r.do(BonusAnswer(ANN, 500, 0, "x", "prompt", "partial", "More?"), 7, "bonus_prompt")
     r.do(BonusAnswer(ANN, 500, 0, "xx", "accept"), 8, "bonus_part_ruled bonus_part")
+    r.check("bonus part with an image read")
     r.do(BonusAnswer(ABE, 500, 1, "y", "reject"), 9, "bonus_part_ruled bonus_part")
     r.until(20)  # part 2 times out; the next tossup starts after the pace
     r.check("second tossup")

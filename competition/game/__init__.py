@@ -85,6 +85,7 @@ from .specs import (
     TeamSpec,
     TossupSpec,
     check_seat,
+    text_tokens,
     tokenize_tossup,
 )
 from .state import (
@@ -176,6 +177,7 @@ __all__ = [
     "new_match",
     "records_from_dict",
     "records_to_dict",
+    "text_tokens",
     "tokenize_tossup",
     "tokens_json",
     "tossups_heard",

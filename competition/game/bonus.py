@@ -33,8 +33,9 @@ from .flow import after_question
 from .guards import current_bonus, require_running, score_table, seated_player
 from .lineups import require_active
 from .records import BonusRuling, PartResult, PendingAnswer, Suggestion
-from .specs import BonusSpec, PlayerSpec
+from .specs import BonusSpec, PlayerSpec, text_tokens
 from .state import BonusRun, MatchState
+from .tokens import tokens_json
 
 # -- bonuses ------------------------------------------------------------------------------
 
@@ -53,12 +54,14 @@ def start_bonus(st: MatchState, team_id: int, at: float, ev: list[Event]) -> Non
     st.bonus_index += 1
     st.bonus = BonusRun(bonus_id=spec.bonus_id, team_id=team_id)
     parts = bonus_parts(st)
-    ev.append(BonusStarted(spec.bonus_id, team_id, spec.leadin, parts).event())
+    leadin = tokens_json(text_tokens(spec.leadin))
+    ev.append(BonusStarted(spec.bonus_id, team_id, spec.leadin, parts, leadin).event())
     # The moderator reads the whole bonus: every part's text and answer line, up front.
     lines = [
         {
             "part": k,
             "text": p.text,
+            "tokens": tokens_json(text_tokens(p.text)),
             "value": bonus_points(st.config.preset, True, p.value),
             "answer_line": p.answer_line,
         }
@@ -79,7 +82,8 @@ def open_part(st: MatchState, part: int, at: float, ev: list[Event]) -> None:
     b.deadline = at + st.config.bonus_part_window
     st.phase = Phase.BONUS
     value = bonus_points(st.config.preset, True, spec.value)
-    ev.append(BonusPartOpened(b.bonus_id, part, spec.text, value, b.deadline).event())
+    tokens = tokens_json(text_tokens(spec.text))
+    ev.append(BonusPartOpened(b.bonus_id, part, spec.text, value, b.deadline, tokens).event())
 
 
 def take_bonus_answer(st: MatchState, cmd: BonusAnswer, now: float, ev: list[Event]) -> None:

@@ -477,18 +477,22 @@ class ReadingResumed(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusStarted(Payload):
-    """``parts``: how many parts will be read."""
+    """``parts``: how many parts will be read. ``leadin_tokens``: the lead-in as display tokens
+    (words and image, audio or delay tokens, as a tossup's ``words``; ``leadin`` keeps the stored
+    text with its media markers)."""
 
     EVENT = EventName.BONUS_STARTED
     bonus_id: int
     team_id: int
     leadin: str
     parts: int
+    leadin_tokens: list[str | dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)
 class BonusAnswerLines(Payload):
-    """The whole bonus for the moderator up front: ``{part, text, value, answer_line}`` per part."""
+    """The whole bonus for the moderator up front: ``{part, text, tokens, value, answer_line}`` per
+    part."""
 
     EVENT = EventName.BONUS_ANSWER_LINES
     AUDIENCE = Audience.MODERATOR
@@ -498,7 +502,9 @@ class BonusAnswerLines(Payload):
 
 @dataclass(frozen=True, slots=True)
 class BonusPartOpened(Payload):
-    """Part ``part`` (0-based) is read; the controlling team answers before ``answer_deadline``."""
+    """Part ``part`` (0-based) is read; the controlling team answers before ``answer_deadline``.
+    ``tokens``: its text as display tokens (words and image, audio or delay tokens, as a tossup's
+    ``words``: its media is revealed now; ``text`` keeps the stored text with its media markers)."""
 
     EVENT = EventName.BONUS_PART
     bonus_id: int
@@ -506,6 +512,7 @@ class BonusPartOpened(Payload):
     text: str
     value: int
     answer_deadline: float | None
+    tokens: list[str | dict[str, Any]]
 
 
 @dataclass(frozen=True, slots=True)

@@ -89,6 +89,18 @@ def tokenize_tossup(
     )
 
 
+def text_tokens(text: str) -> list[Token]:
+    """A bonus lead-in's or part's text as display tokens, as a tossup's are shown: whitespace words,
+    and a :class:`MediaToken` for each stored media or delay marker (``formats.media``). Text whose
+    markers do not parse (the importer refuses them, so only hand-made rows) stays plain words."""
+    if not has_markers(text):
+        return list(text.split())
+    try:
+        return [p if isinstance(p, str) else MediaToken.from_marker(p) for p in split_text(text)]
+    except ValueError:
+        return list(text.split())
+
+
 @dataclass(frozen=True)
 class BonusPartSpec:
     """One bonus part: the text read, its answer line and its point value."""

@@ -29,6 +29,7 @@ from .events import EventName
 from .lineups import lineups_table
 from .periods import periods_view
 from .records import Candidate
+from .specs import text_tokens
 from .state import MatchState
 from .tokens import tokens_json
 
@@ -236,6 +237,7 @@ def _bonus_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] |
         entry: dict[str, Any] = {
             "part": k,
             "text": part.text,
+            "tokens": tokens_json(text_tokens(part.text)),
             "value": bonus_points(st.config.preset, True, part.value),
             "result": ruled[k].to_dict() if k in ruled else None,
         }
@@ -246,6 +248,7 @@ def _bonus_view(st: MatchState, moderator: bool, team: Team) -> dict[str, Any] |
         "bonus_id": b.bonus_id,
         "team_id": b.team_id,
         "leadin": spec.leadin,
+        "leadin_tokens": tokens_json(text_tokens(spec.leadin)),
         "part": b.part,
         "parts": parts,
         "answer_deadline": b.deadline,
@@ -412,6 +415,7 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
                 "bonus_id": d["bonus_id"],
                 "team_id": d["team_id"],
                 "leadin": d["leadin"],
+                "leadin_tokens": d["leadin_tokens"],
                 "part": 0,
                 "parts": [],
                 "answer_deadline": None,
@@ -435,7 +439,13 @@ def apply_event(snapshot: dict[str, Any], event: Event) -> dict[str, Any]:
             if seated:
                 b["suggestions"] = []
             if not moderator:
-                part = {"part": d["part"], "text": d["text"], "value": d["value"], "result": None}
+                part = {
+                    "part": d["part"],
+                    "text": d["text"],
+                    "tokens": d["tokens"],
+                    "value": d["value"],
+                    "result": None,
+                }
                 b["parts"] = [*b["parts"][: d["part"]], part]
             v["phase"] = Phase.BONUS
         case EventName.BONUS_ANSWER_GIVEN:

@@ -262,8 +262,16 @@ def _mark_revealed(rows: list[MatchEvent]) -> None:
         MediaFile.objects.filter(sha256__in=shown, revealed=False).update(revealed=True)
 
 
-# The events that show tokens: words as read, and the whole tossup at its end.
-SHOWING_EVENTS = (EventName.WORDS, EventName.TOSSUP_ENDED)
+# The events that show tokens to everyone, and the field holding them: words as read, the whole
+# tossup at its end, a bonus's lead-in at its start and each part as it is read. Not
+# ``bonus_answer_lines``: it gives the moderator the whole bonus up front (organisers may fetch
+# any file anyway), and a part's media must wait for its ``bonus_part``.
+SHOWING_EVENTS = {
+    EventName.WORDS: "words",
+    EventName.TOSSUP_ENDED: "words",
+    EventName.BONUS_STARTED: "leadin_tokens",
+    EventName.BONUS_PART: "tokens",
+}
 
 
 def media_shown(events: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
@@ -272,7 +280,7 @@ def media_shown(events: Iterable[tuple[str, dict[str, Any]]]) -> set[str]:
         token["sha256"]
         for name, data in events
         if name in SHOWING_EVENTS
-        for token in data["words"]
+        for token in data.get(SHOWING_EVENTS[name], ())
         if isinstance(token, dict) and token.get("sha256")
     }
 

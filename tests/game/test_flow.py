@@ -48,6 +48,7 @@ def test_bonus_flow_auto_rule():
         "team_id": TEAM_A,
         "leadin": "lead-in 0",
         "parts": 3,
+        "leadin_tokens": ["lead-in", "0"],
     }
     part0 = d.last("bonus_part").data
     assert part0["part"] == 0 and part0["value"] == 10 and part0["answer_deadline"] == pytest.approx(T0 + 13)

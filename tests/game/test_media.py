@@ -185,3 +185,46 @@ def test_dead_time_after_a_last_image_starts_when_its_lockout_ends():
     d.run_until(T0 + 9.9)
     d.do(Buzz(HUMAN_A, Q0, 2, corrected_press_at=T0 + 9.9), T0 + 9.9)
     assert d.last("buzz_received").data["token_index"] == 2
+
+
+def test_a_bonus_parts_image_is_a_token_shown_only_once_that_part_is_read():
+    from competition.game import BonusAnswer, BonusPartSpec, BonusSpec, Start
+
+    from .support import HUMAN_A, T0
+    from .test_flow import win_tossup
+
+    state = make_state(auto_rule=True)
+    image = MediaToken("image", IMG, "image/png", "a red square").to_dict()
+    state.bonuses = [
+        BonusSpec(
+            500,
+            "Lead-in [[delay:1]] for 0",
+            [
+                BonusPartSpec("part zero", "L0"),
+                BonusPartSpec(f"part [[image:sha256:{IMG}|a red square|mime=image/png]] one", "L1"),
+                BonusPartSpec("part two", "L2"),
+            ],
+        )
+    ]
+    d = Driver(state)
+    d.do(Start(), T0)
+    win_tossup(d)
+    assert d.last("bonus_started").data["leadin_tokens"] == [
+        "Lead-in",
+        {"kind": "delay", "duration": 1.0},
+        "for",
+        "0",
+    ]
+    # The moderator reads the whole bonus up front; players and spectators see part 0 only.
+    lines = d.last("bonus_answer_lines")
+    assert lines.audience == "moderator" and lines.data["parts"][1]["tokens"] == ["part", image, "one"]
+    assert d.last("bonus_part").data["tokens"] == ["part", "zero"]
+    assert view(d.state, "moderator")["bonus"]["parts"][1]["tokens"][1] == image
+    for audience in (f"player:{HUMAN_A}", f"player:{HUMAN_B}", "all"):
+        assert IMG not in repr(view(d.state, audience))
+    assert all(IMG not in repr(e.data) for _, e in d.log if e.audience != "moderator")
+    d.do(BonusAnswer(HUMAN_A, 500, 0, "x", "reject"), T0 + 4)
+    opened = d.last("bonus_part")
+    assert opened.audience == "all" and opened.data["tokens"] == ["part", image, "one"]
+    for audience in (f"player:{HUMAN_A}", f"player:{HUMAN_B}", "all"):
+        assert view(d.state, audience)["bonus"]["parts"][1]["tokens"] == ["part", image, "one"]

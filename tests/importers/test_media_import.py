@@ -11,10 +11,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from competition import game, services
+from competition import game, selectors, services
 from competition.importers import QuestionFileError, import_file
 from competition.live import store
-from competition.models import MediaFile, Tossup
+from competition.models import Bonus, MatchEvent, MediaFile, Tossup
+from competition.vocabulary import Role
 
 # A 1×1 PNG and a few bytes named .ogg: the importer reads, hashes and stores, it never decodes.
 PNG = bytes.fromhex(
@@ -167,6 +168,119 @@ def test_media_is_served_to_players_only_once_a_match_revealed_it(media_folder: 
     assert shown and shown[-1]["data"]["words"][-1]["url"] == url
     got = anyone.get(url)
     assert got.status_code == 200 and b"".join(got.streaming_content) == PNG
+
+
+# Another file for the bonus (not yet revealed by the tossup's): content only, never decoded.
+BLUE = PNG + b"blue"
+
+
+@pytest.mark.django_db
+def test_a_bonus_parts_image_reaches_players_and_is_served_only_once_that_part_is_read(
+    media_folder: Path, organiser: Client
+):
+    (media_folder / "pics" / "blue.png").write_bytes(BLUE)
+    path = _packet(media_folder, ["Name this colour of danger and of stop signs."])
+    bonus = {
+        "type": "bonus", "set": "2099-MEDIA", "year": 2099, "packet": "1", "number": 1,
+        "leadin": "For 10 points each, name these colours.",
+        "parts": ["The colour of the sky.", "This colour [[image:pics/blue.png|a blue square]] shown here.",
+                  "The colour of grass."],
+        "answers": ["<b><u>blue</u></b>", "<b><u>blue</u></b>", "<b><u>green</u></b>"],
+        "category": "Fine Arts", "subcategory": "Painting",
+    }  # fmt: skip
+    with path.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(bonus) + "\n")
+    assert import_file(path)["bonuses"] == 1
+    sha = hashlib.sha256(BLUE).hexdigest()
+    url = game.MEDIA_URL + sha
+    image = {
+        "kind": "image",
+        "url": url,
+        "sha256": sha,
+        "mime": "image/png",
+        "alt": "a blue square",
+        "lockout": 0.0,
+    }
+    tossup, stored = Tossup.objects.get(), Bonus.objects.get()
+    match = services.create_match(
+        name="m", tossup_ids=[tossup.id], bonus_ids=[stored.id], teams=["Red", "Blue"],
+        config={"wpm": 600, "auto_rule": True},
+    )  # fmt: skip
+    ann = services.join_match(code=match.join_code, name="ann", team="Red")
+    t0 = 1_000_000.0
+    store.apply_command(match_id=match.id, command=game.Start(), actor="moderator", now=t0)
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.35)
+    services.buzz(
+        match_id=match.id, player_id=ann.id, question_id=tossup.id, token_index=3,
+        client_time=None, corrected_press_at=None, now=t0 + 0.35,
+    )  # fmt: skip
+    store.apply_command(match_id=match.id, command=game.Tick(), actor="driver", now=t0 + 0.6)
+    services.answer(match_id=match.id, player_id=ann.id, question_id=tossup.id, text="red", now=t0 + 1.0)
+
+    def seen() -> dict[str, str]:
+        """What each page holds: its snapshot and the events its socket was sent."""
+        rows = MatchEvent.objects.filter(match=match).order_by("seq")
+        return {
+            "player": json.dumps(selectors.snapshot(match.id, Role.PLAYER, ann))
+            + json.dumps(
+                [r.payload for r in rows if r.audience in ("all", f"player:{ann.id}", f"team:{ann.team_id}")]
+            ),
+            "spectator": json.dumps(selectors.snapshot(match.id, Role.SPECTATOR, None))
+            + json.dumps([r.payload for r in rows if r.audience == "all"]),
+        }
+
+    # Part 0 is read: the lead-in and part 0 are tokens, part 1's image is nowhere but with the
+    # moderator (who reads the whole bonus up front), and nobody but an organiser may fetch it.
+    state = selectors.snapshot(match.id, Role.PLAYER, ann)["state"]
+    assert state["bonus"]["part"] == 0 and len(state["bonus"]["parts"]) == 1
+    assert state["bonus"]["parts"][0]["tokens"] == ["The", "colour", "of", "the", "sky."]
+    assert state["bonus"]["leadin_tokens"][:3] == ["For", "10", "points"]
+    assert all(sha not in text for text in seen().values())
+    moderator = selectors.snapshot(match.id, Role.MODERATOR, None)["state"]["bonus"]
+    assert moderator["parts"][1]["tokens"][2] == image
+    assert Client().get(url).status_code == 404
+    assert organiser.get(url).status_code == 200
+
+    # Part 1 is read: its image is a token at its place, with the alt text the importer stored,
+    # on the tablet and the projector, and served to anyone.
+    services.bonus_answer(
+        match_id=match.id, player_id=ann.id, bonus_id=stored.id, part=0, text="blue", now=t0 + 2.0
+    )
+    (opened,) = [
+        e for e in MatchEvent.objects.filter(match=match, event="bonus_part") if e.payload["part"] == 1
+    ]
+    assert opened.audience == "all"
+    assert opened.payload["tokens"] == ["This", "colour", image, "shown", "here."]
+    for audience in (Role.PLAYER, Role.SPECTATOR):
+        b = selectors.snapshot(match.id, audience, ann if audience is Role.PLAYER else None)["state"]["bonus"]
+        assert b["part"] == 1 and b["parts"][1]["tokens"][2] == image
+    assert all(sha in text for text in seen().values())
+    got = Client().get(url)
+    assert got.status_code == 200 and got["Content-Type"] == "image/png"
+    assert b"".join(got.streaming_content) == BLUE
+    assert got["X-Content-Type-Options"] == "nosniff" and "sandbox" in got["Content-Security-Policy"]
+    # Once part 1 is ruled the public recap shows it, its image as an image.
+    recap = Client().get(f"/match/{match.join_code}/recap/").content.decode()
+    assert sha not in recap
+    services.bonus_answer(
+        match_id=match.id, player_id=ann.id, bonus_id=stored.id, part=1, text="blue", now=t0 + 3.0
+    )
+    recap = Client().get(f"/match/{match.join_code}/recap/").content.decode()
+    assert f'<img class="rc-img" src="{url}" alt="a blue square">' in recap and "[[image" not in recap
+
+
+def test_bonus_text_tokens_are_words_and_stored_media():
+    sha = hashlib.sha256(BLUE).hexdigest()
+    assert game.text_tokens("For 10 points each:") == ["For", "10", "points", "each:"]
+    assert game.text_tokens(f"A [[image:sha256:{sha}|alt|mime=image/png]] b [[delay:2]]") == [
+        "A",
+        game.MediaToken("image", sha, "image/png", "alt"),
+        "b",
+        game.MediaToken("delay", duration=2.0),
+    ]
+    # A marker that never named a stored file (a hand edit) stays text rather than stopping the match.
+    assert game.text_tokens("A [[image:pics/x.png]] b") == ["A", "[[image:pics/x.png]]", "b"]
+    assert game.text_tokens("") == []
 
 
 @pytest.mark.django_db

@@ -3,8 +3,8 @@
 // controls the current phase allows, the question list with outcomes, the seats with their live
 // connection state, protests, scores and a grouped log.
 import {
-  ClockOffset, MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, renderHeader,
-  rankTeams, renderScoreboard, resultText, setConn, teamName, toast, tokenHtml,
+  ClockOffset, MatchSocket, answerHtml, applyEvent, bonusTextHtml, escapeHtml, modelFromSnapshot, pageData,
+  renderHeader, rankTeams, renderScoreboard, resultText, setConn, setHtml, teamName, toast, tokenHtml,
 } from "./match.js";
 import { initLineups, renderLineups } from "./dashlineups.js";
 import { initScoresheet, renderScoresheet, scoresheetError } from "./scoresheet.js";
@@ -463,10 +463,10 @@ function renderBonus() {
     .map((p) => {
       const res = p.result ? ` → <strong>${escapeHtml(p.result.ruling)}</strong> (${p.result.points})` : "";
       const ans = p.answer_line ? `<br><span class="muted">Answer:</span> ${answerHtml(p.answer_line)}` : "";
-      return `<li${p.part === b.part && !b.ended ? ' class="current"' : ""}>[${p.value}] ${escapeHtml(p.text)}${ans}${res}</li>`;
+      return `<li${p.part === b.part && !b.ended ? ' class="current"' : ""}>[${p.value}] ${bonusTextHtml(p.tokens, p.text)}${ans}${res}</li>`;
     })
     .join("");
-  $("bonus").innerHTML = `<p><strong>Bonus for ${escapeHtml(teamName(m, b.team_id))}</strong> ${escapeHtml(b.leadin)}</p><ol>${parts}</ol>${b.ended ? `<p>Bonus total: ${b.points}</p>` : ""}`;
+  setHtml($("bonus"), `<p><strong>Bonus for ${escapeHtml(teamName(m, b.team_id))}</strong> ${bonusTextHtml(b.leadin_tokens, b.leadin)}</p><ol>${parts}</ol>${b.ended ? `<p>Bonus total: ${b.points}</p>` : ""}`);
 }
 
 // --- correcting a ruling after the fact (the engine's CorrectRuling) --------------------------

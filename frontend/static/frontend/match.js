@@ -279,6 +279,7 @@ export function modelFromSnapshot(state) {
           bonus_id: b.bonus_id,
           team_id: b.team_id,
           leadin: b.leadin || "",
+          leadin_tokens: b.leadin_tokens ?? null,
           part: b.part,
           parts: (b.parts || []).map((p) => ({ ...p, result: p.result ? { ...p.result } : null })),
           answer_deadline: b.answer_deadline ?? null,
@@ -450,7 +451,7 @@ export function applyEvent(m, type, d) {
       m.phase = "bonus";
       m.nextTossupAt = null;
       // part -1 until its first bonus_part, which the same command sends.
-      m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false, decision: "", consulted: null, suggestions: [] };
+      m.bonus = { bonus_id: d.bonus_id, team_id: d.team_id, leadin: d.leadin || "", leadin_tokens: d.leadin_tokens ?? null, part: -1, parts: [], answer_deadline: null, pending: null, points: 0, ended: false, decision: "", consulted: null, suggestions: [] };
       break;
     case "bonus_answer_lines":
       if (b) b.parts = d.parts.map((p) => ({ ...p, result: null }));
@@ -458,7 +459,7 @@ export function applyEvent(m, type, d) {
     case "bonus_part":
       if (b) {
         b.part = d.part;
-        b.parts[d.part] = { ...(b.parts[d.part] || {}), part: d.part, text: d.text, value: d.value, result: null };
+        b.parts[d.part] = { ...(b.parts[d.part] || {}), part: d.part, text: d.text, tokens: d.tokens ?? null, value: d.value, result: null };
         Object.assign(b, { answer_deadline: d.answer_deadline, pending: null, decision: "", consulted: null, suggestions: [] });
       }
       m.phase = "bonus";
@@ -601,6 +602,27 @@ export function tokenNode(w, { autoplay = false } = {}) {
 /** The inner HTML of a token's span (for pages that build the question as a string). */
 export function tokenHtml(w) {
   return typeof w === "string" ? escapeHtml(w) : tokenNode(w).innerHTML;
+}
+
+/**
+ * A bonus lead-in's or part's text as HTML (pages build the bonus as a string): its display tokens
+ * (`leadin_tokens`, a part's `tokens`: words, and images, audio and delays as a tossup shows them,
+ * tokenHtml), or its plain `text` when no tokens came.
+ */
+export function bonusTextHtml(tokens, text = "") {
+  if (!Array.isArray(tokens)) return escapeHtml(text);
+  return tokens
+    .map((w) => (typeof w === "string" ? escapeHtml(w) : `<span class="token-media token-${escapeHtml(w.kind)}">${tokenHtml(w)}</span>`))
+    .join(" ");
+}
+
+const shownHtml = new WeakMap();
+
+/** Set `el`'s inner HTML only when it changed, so an image in it is not rebuilt on every render. */
+export function setHtml(el, html) {
+  if (shownHtml.get(el) === html && el.innerHTML !== "") return;
+  shownHtml.set(el, html);
+  el.innerHTML = html;
 }
 
 /** Seconds of a reveal lockout the tokens of one `words` event start (0: none). */

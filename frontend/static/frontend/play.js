@@ -5,8 +5,9 @@
 // one-time reclaim code from the moderator). The handle's secret (tossup.identity) is kept the
 // same way: it makes this tablet's player the same subject in every match it joins.
 import {
-  ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, escapeHtml, lockoutOf, modelFromSnapshot,
-  pageData, rankTeams, renderHeader, renderScoreboard, renderWords, resultText, setConn, teamName, toast, tokenHtml,
+  ClockOffset, LIVE_PHASES, MatchSocket, answerHtml, applyEvent, bonusTextHtml, escapeHtml, lockoutOf, modelFromSnapshot,
+  pageData, rankTeams, renderHeader, renderScoreboard, renderWords, resultText, setConn, setHtml, teamName, toast,
+  tokenHtml,
 } from "./match.js";
 import { MyStats } from "./mystats.js";
 
@@ -672,8 +673,10 @@ function renderBonus() {
   }
   const ours = b.team_id === myTeam();
   const cur = Number.isInteger(b.part) && b.part >= 0 ? b.parts[b.part] : null;
-  $("bonus-leadin").textContent = `Bonus for ${teamName(m, b.team_id)}${b.leadin ? ` — ${b.leadin}` : ""}`;
-  $("bonus-text").innerHTML = cur ? `<strong>Part ${b.part + 1} [${cur.value}]</strong> ${escapeHtml(cur.text)}` : "";
+  // Lead-in and parts as tokens: an image in them shows as an image (bonusTextHtml).
+  const leadin = bonusTextHtml(b.leadin_tokens, b.leadin);
+  setHtml($("bonus-leadin"), `Bonus for ${escapeHtml(teamName(m, b.team_id))}${leadin ? ` — ${leadin}` : ""}`);
+  setHtml($("bonus-text"), cur ? `<strong>Part ${b.part + 1} [${cur.value}]</strong> ${bonusTextHtml(cur.tokens, cur.text)}` : "");
   const key = cur ? `${b.bonus_id}:${b.part}` : null;
   const open = ours && cur && !cur.result && !b.ended && m.phase === "bonus" && bonusSent !== key;
   const form = $("bonus-form");

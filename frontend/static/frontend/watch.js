@@ -3,8 +3,8 @@
 // bonus's progress and, at the end, the result with ties and the standings (no "live", no leader).
 // A projector cannot scroll: fit() shrinks what is below the scores until it fits the screen.
 import {
-  MatchSocket, answerHtml, applyEvent, escapeHtml, modelFromSnapshot, pageData, rankTeams, renderHeader, renderWords,
-  resultText, setConn, teamName,
+  MatchSocket, answerHtml, applyEvent, bonusTextHtml, escapeHtml, modelFromSnapshot, pageData, rankTeams, renderHeader,
+  renderWords, resultText, setConn, setHtml, teamName,
 } from "./match.js";
 import { periodLabel, periodsHtml } from "./periods.js";
 
@@ -90,7 +90,8 @@ function renderBonus() {
     return `<li class="${cls}"><span>Part ${k + 1}</span><strong>${label}</strong></li>`;
   }).join("");
   const cur = !b.ended && b.part >= 0 ? b.parts[b.part] : null;
-  $("bonus").innerHTML = `<h2>Bonus for ${escapeHtml(teamName(m, b.team_id))} ${b.points == null ? "" : `<span class="bonus-points">${b.points} points${b.ended ? " in all" : " so far"}</span>`}</h2><ol class="bonus-parts">${dots}</ol>${cur && cur.text ? `<p class="bonus-text">[${cur.value}] ${escapeHtml(cur.text)}</p>` : b.part < 0 ? `<p class="bonus-text">${escapeHtml(b.leadin)}</p>` : ""}`;
+  const text = cur && cur.text ? `<p class="bonus-text">[${cur.value}] ${bonusTextHtml(cur.tokens, cur.text)}</p>` : b.part < 0 ? `<p class="bonus-text">${bonusTextHtml(b.leadin_tokens, b.leadin)}</p>` : "";
+  setHtml($("bonus"), `<h2>Bonus for ${escapeHtml(teamName(m, b.team_id))} ${b.points == null ? "" : `<span class="bonus-points">${b.points} points${b.ended ? " in all" : " so far"}</span>`}</h2><ol class="bonus-parts">${dots}</ol>${text}`);
 }
 
 function renderFinal() {
