@@ -1,5 +1,5 @@
 """The control desk's scoresheet review (issue 33 item 4): a logged-in organiser (the tournament
-director) corrects any earlier ruling of a match over HTTP, as the moderator does from the
+director; ``competition.roles``: a writer-only account is not one) corrects any earlier ruling of a match over HTTP, as the moderator does from the
 dashboard's scoresheet over the websocket (``review_ruling``). Each correction is one
 ``ruling_reviewed`` event naming ``organiser:<username>`` and the reason
 (``competition.services.review_ruling``). A buzz the moderator missed is added the same way
@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from competition import game, services
 from competition.errors import TossupError
 from competition.models import Match
+from competition.roles import is_organiser
 from frontend.errors import api_error
 
 
@@ -31,6 +32,18 @@ def _int_or_none(value: Any) -> bool:
     return value is None or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def _desk_match(request: HttpRequest, code: str) -> Match | JsonResponse:
+    """Match ``code`` for an organiser's review request, else the error to answer: 403 without an
+    organiser login (a moderator token does not make a control desk, nor does a writer's account),
+    404 for an unknown join code."""
+    if not is_organiser(request.user):
+        return api_error(TossupError("forbidden", "the control desk needs an organiser login"), status=403)
+    match = Match.objects.filter(join_code=code.strip().upper()).first()
+    if match is None:
+        return api_error(TossupError("not_found", "no match with that join code"), status=404)
+    return match
+
+
 @require_POST
 def api_review(request: HttpRequest, code: str) -> JsonResponse:
     """Correct the standing ruling at ``history_index`` of match ``code``'s scoresheet: body
@@ -39,11 +52,9 @@ def api_review(request: HttpRequest, code: str) -> JsonResponse:
     question being played, ``ruling_corrected``). A logged-in organiser only (403 ``forbidden``
     otherwise: a moderator token does not make a control desk) and CSRF; 404 unknown match; 400
     a malformed body or what the engine refuses (its code, nothing changed)."""
-    if not request.user.is_authenticated:
-        return api_error(TossupError("forbidden", "the control desk needs an organiser login"), status=403)
-    match = Match.objects.filter(join_code=code.strip().upper()).first()
-    if match is None:
-        return api_error(TossupError("not_found", "no match with that join code"), status=404)
+    match = _desk_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
     body = _json_object(request)
     if (
         body is None
@@ -94,11 +105,9 @@ def api_add_buzz(request: HttpRequest, code: str) -> JsonResponse:
     the question ended). Answers ``{"seq", "scores", "event", "points"}`` (the ``buzz_added``).
     The same checks as :func:`api_review`: a logged-in organiser only (403), CSRF, 404 unknown
     match, 400 a malformed body or what the engine refuses (its code, nothing changed)."""
-    if not request.user.is_authenticated:
-        return api_error(TossupError("forbidden", "the control desk needs an organiser login"), status=403)
-    match = Match.objects.filter(join_code=code.strip().upper()).first()
-    if match is None:
-        return api_error(TossupError("not_found", "no match with that join code"), status=404)
+    match = _desk_match(request, code)
+    if isinstance(match, JsonResponse):
+        return match
     body = _json_object(request)
     if (
         body is None

@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Group
 
 from competition import exports, game, selectors, services, tournaments
 from competition.live import store
 from competition.models import Buzz, Match, MatchEvent, Outbox, Player
+from competition.roles import WRITERS_GROUP
 from tests.support.factories import make_packet
 
 pytestmark = pytest.mark.django_db
@@ -197,6 +199,19 @@ def test_a_bonus_is_replaced_from_the_packets_spare_bonuses():
 # -- the control desk over HTTP ------------------------------------------------------------
 
 
+def assert_writer_refused(client: Any, user_model: Any, url: str, body: dict[str, Any]) -> None:
+    """A writer-only account (the workshop's invited writers) is logged in but no control desk: 403,
+    nothing stored."""
+    writer = user_model.objects.create_user("writer", password="pw-for-tests-only")
+    writer.groups.add(Group.objects.get_or_create(name=WRITERS_GROUP)[0])
+    client.force_login(writer)
+    seq = Match.objects.get(join_code=url.split("/")[3]).seq
+    refused = client.post(url, body, content_type="application/json")
+    assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    assert Match.objects.get(join_code=url.split("/")[3]).seq == seq
+    client.logout()
+
+
 def test_the_control_desk_reviews_a_ruling_and_a_moderator_token_or_bad_body_changes_nothing(
     client, django_user_model
 ):
@@ -212,6 +227,7 @@ def test_the_control_desk_reviews_a_ruling_and_a_moderator_token_or_bad_body_cha
         url, body, content_type="application/json", HTTP_X_MODERATOR_TOKEN=m.moderator_token
     )
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    assert_writer_refused(client, django_user_model, url, body)
     client.force_login(django_user_model.objects.create_user("td", password="pw-for-tests-only"))
     assert client.post(url, {"reason": "x"}, content_type="application/json").json()["code"] == "malformed"
     bad = client.post(url, {**body, "ruling": "timeout"}, content_type="application/json")
@@ -293,6 +309,7 @@ def test_the_control_desk_adds_a_missed_buzz_and_a_moderator_token_or_bad_body_c
         url, body, content_type="application/json", HTTP_X_MODERATOR_TOKEN=m.moderator_token
     )
     assert refused.status_code == 403 and refused.json()["code"] == "forbidden"
+    assert_writer_refused(client, django_user_model, url, body)
     client.force_login(django_user_model.objects.create_user("td", password="pw-for-tests-only"))
     assert client.post(url, {"reason": "x"}, content_type="application/json").json()["code"] == "malformed"
     later = client.post(url, {**body, "tossup_index": 5}, content_type="application/json")
