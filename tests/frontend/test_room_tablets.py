@@ -2,7 +2,8 @@
 at 390×844 and an iPad at 820×1180 / 1180×820 against a real server.
 
 What a player must be told and must be able to reach: who won a close race and by how much,
-a large answer timer that turns amber then red and says so to screen readers, the whole
+a large answer timer that turns amber then red, says so to screen readers and stands still while the
+match is paused, the whole
 tossup with a mark where each buzz came and what was answered, a BUZZ bar that never covers
 the question or a control (also with the on-screen keyboard open: a smaller viewport), a
 leave that asks first, no staff links, and a text size that survives a reload.
@@ -119,6 +120,16 @@ def test_phone_and_tablet_race_timer_keyboard_and_recap(room: Room) -> None:
         expect(timer).to_have_attribute("data-level", "warning", timeout=10_000)
         expect(phone.locator("#timer-say")).to_have_text("5 seconds left")
         shot(phone, "phone-timer-warning")
+        # A pause holds the countdown (the server moves the deadline by the pause); resume goes on.
+        moderate(desk, match, name="pause")
+        expect(timer).to_have_class(re.compile(r"\bpaused\b"))
+        held = phone.locator("#answer-timer .timer-num").inner_text()
+        assert held.endswith("paused"), held
+        phone.wait_for_timeout(1500)
+        assert phone.locator("#answer-timer .timer-num").inner_text() == held
+        expect(phone.locator("#timer-say")).to_have_text("Paused: the time to answer stands still")
+        moderate(desk, match, name="resume")
+        expect(timer).not_to_have_class(re.compile(r"\bpaused\b"))
         expect(timer).to_have_attribute("data-level", "urgent", timeout=6_000)
         expect(phone.locator("#timer-say")).to_have_text("2 seconds left")
         red = phone.locator("#answer-timer .timer-num").evaluate("el => getComputedStyle(el).color")

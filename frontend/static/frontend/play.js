@@ -190,6 +190,7 @@ class AnswerTimer {
 
   start(deadline, offset = 0) {
     if (deadline && deadline === this.deadline && this.timer) return; // already counting to it
+    this.root.classList.remove("paused");
     this.stop();
     if (!deadline) return;
     this.deadline = deadline;
@@ -214,6 +215,19 @@ class AnswerTimer {
     };
     tick();
     this.timer = setInterval(tick, 100);
+  }
+
+  /** The match is paused: the countdown stands still at what it shows (the server moves the
+   * deadline by the pause on resume, and `start` counts again to the moved one). */
+  hold(deadline, offset = 0) {
+    if (deadline && deadline === this.deadline && this.root.classList.contains("paused")) return;
+    this.start(deadline, offset);
+    clearInterval(this.timer);
+    this.timer = null;
+    if (this.deadline === null) return;
+    this.root.classList.add("paused");
+    this.num.textContent += " · paused";
+    this.say.textContent = "Paused: the time to answer stands still";
   }
 
   stop() {
@@ -531,7 +545,7 @@ function renderAnswerForm(t, ended) {
   if (answerSent || m.phase === "ruling") {
     answerClock.stop();
   } else {
-    answerClock.start(t.buzz.answer_deadline, clock.offset);
+    answerClock[m.paused ? "hold" : "start"](t.buzz.answer_deadline, clock.offset);
     if (wasHidden || fresh) showForm(form, input);
     else if (!input.value && document.activeElement !== input) input.focus();
   }
@@ -685,7 +699,7 @@ function renderBonus() {
   $("bonus-prompt").hidden = !bonusPrompt;
   $("bonus-prompt").textContent = bonusPrompt;
   if (open) {
-    bonusClock.start(b.answer_deadline, clock.offset);
+    bonusClock[m.paused ? "hold" : "start"](b.answer_deadline, clock.offset);
     // A new part, or a prompt on this one: an empty field, focused, the whole form in view.
     const formKey = `${key}:${bonusPrompt}`;
     if (wasHidden || form.dataset.key !== formKey) {
