@@ -2,10 +2,9 @@
 at 390×844 and an iPad at 820×1180 / 1180×820 against a real server.
 
 What a player must be told and must be able to reach: who won a close race and by how much,
-a large answer timer that turns amber then red, says so to screen readers and stands still while the
-match is paused, the whole
-tossup with a mark where each buzz came and what was answered, a BUZZ bar that never covers
-the question or a control (also with the on-screen keyboard open: a smaller viewport), a
+a large answer timer that turns amber then red, says so to screen readers and stands still while
+the match is paused, the whole tossup with a mark where each buzz came and what was answered, a
+BUZZ bar that never covers the question or a control (also with the on-screen keyboard open: a smaller viewport), a
 leave that asks first, no staff links, and a text size that survives a reload.
 Screenshots: tests/artifacts/screenshots/tablet-*.png and phone-*.png.
 """
