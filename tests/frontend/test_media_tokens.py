@@ -148,8 +148,18 @@ def test_a_bonus_parts_image_appears_when_that_part_is_read_and_not_before(room:
         buzz = tablet.locator("#buzz")
         expect(tablet.locator("#q-text .token-image img")).to_have_count(1, timeout=15_000)
         expect(buzz).to_have_text("BUZZ", timeout=6_000)
-        buzz.click()
-        expect(tablet.locator("#answer-input")).to_be_visible(timeout=5_000)
+        # One CI run's buzz got no answer form (unexplained; the tablet frees BUZZ after 3 s without a
+        # reply, as after a lost frame). A player taps again: so does the test, keeping what it was told.
+        told = []
+        for _ in range(3):
+            buzz.click()
+            try:
+                expect(tablet.locator("#answer-input")).to_be_visible(timeout=4_000)
+                break
+            except AssertionError:
+                told.append(tablet.locator("#toast").inner_text())
+        else:
+            raise AssertionError(f"three buzzes got no answer form; the tablet said {told}")
         tablet.fill("#answer-input", "red")
         tablet.press("#answer-input", "Enter")
         # Part 1 is read: words only, and nothing of part 2's image (not even its hash) on the
